@@ -1,0 +1,192 @@
+//! The build-script entry point: read the manifest, run the three stages, write OUT_DIR.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::ManifestErrors;
+use crate::emit::{Artifacts, EmitOptions, emit_all};
+use crate::model::{self, Model};
+
+/// Why generation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The manifest could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The manifest path.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// The manifest has errors.
+    #[error("{0}")]
+    Manifest(#[from] ManifestErrors),
+    /// Tools in the manifest have no body file.
+    #[error("{}", render_missing(.0))]
+    MissingBodies(Vec<MissingBody>),
+    /// An artifact could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The artifact path.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+/// A tool whose body file does not exist yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingBody {
+    /// The MCP tool name.
+    pub tool: String,
+    /// The file to write.
+    pub file: PathBuf,
+}
+
+fn render_missing(missing: &[MissingBody]) -> String {
+    let mut text = String::new();
+    for body in missing {
+        text.push_str(&format!(
+            "error: tool `{}` has no body: create {}\n",
+            body.tool,
+            body.file.display()
+        ));
+    }
+    text.push_str("help: `cargo run -p harness-codegen -- scaffold` writes a stub for every missing body (it never overwrites a file)\n");
+    text
+}
+
+/// Validates manifest text into the model; `file_name` is used in error messages.
+pub fn load(source: &str, file_name: &str) -> Result<Model, ManifestErrors> {
+    match crate::manifest::parse(source) {
+        Err((map, diagnostics)) => Err(ManifestErrors::new(
+            file_name,
+            source,
+            map.as_ref(),
+            diagnostics,
+        )),
+        Ok(parsed) => model::build(&parsed.manifest).map_err(|diagnostics| {
+            ManifestErrors::new(file_name, source, Some(&parsed.source_map), diagnostics)
+        }),
+    }
+}
+
+/// Generates every artifact from manifest text.
+pub fn generate(source: &str, options: &EmitOptions) -> Result<Artifacts, ManifestErrors> {
+    let model = load(source, &options.manifest_name)?;
+    Ok(emit_all(&model, options))
+}
+
+/// What a successful build produced.
+#[derive(Debug)]
+pub struct BuildOutput {
+    /// Every artifact path under the output directory.
+    pub files: Vec<PathBuf>,
+    /// The artifacts whose content changed (and were therefore rewritten).
+    pub changed: Vec<PathBuf>,
+}
+
+/// Configures generation for a build script.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    manifest: PathBuf,
+    out_dir: PathBuf,
+    package_root: PathBuf,
+    tools_dir: String,
+    check_bodies: bool,
+}
+
+impl Builder {
+    /// Generation of `manifest` (relative to `package_root`) into `out_dir`.
+    pub fn new(
+        package_root: impl Into<PathBuf>,
+        manifest: impl Into<PathBuf>,
+        out_dir: impl Into<PathBuf>,
+    ) -> Self {
+        Self {
+            manifest: manifest.into(),
+            out_dir: out_dir.into(),
+            package_root: package_root.into(),
+            tools_dir: "src/tools".to_owned(),
+            check_bodies: true,
+        }
+    }
+
+    /// Where tool bodies live, relative to the package root (default `src/tools`).
+    pub fn tools_dir(mut self, tools_dir: impl Into<String>) -> Self {
+        self.tools_dir = tools_dir.into();
+        self
+    }
+
+    /// Whether a missing body file fails the build (default true; off for code that only
+    /// needs the types, such as fixture tests).
+    pub fn check_bodies(mut self, check: bool) -> Self {
+        self.check_bodies = check;
+        self
+    }
+
+    /// The manifest path, for `rerun-if-changed`.
+    pub fn manifest_path(&self) -> PathBuf {
+        self.package_root.join(&self.manifest)
+    }
+
+    /// Runs every stage and writes the artifacts that changed.
+    pub fn build(&self) -> Result<BuildOutput, BuildError> {
+        let path = self.manifest_path();
+        let source = fs::read_to_string(&path).map_err(|source| BuildError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let options = EmitOptions {
+            manifest_name: self.manifest.display().to_string(),
+            tools_dir: self.tools_dir.clone(),
+        };
+        let model = load(&source, &options.manifest_name)?;
+        if self.check_bodies {
+            let missing = missing_bodies(&model, &self.package_root, &self.tools_dir);
+            if !missing.is_empty() {
+                return Err(BuildError::MissingBodies(missing));
+            }
+        }
+        write_artifacts(&self.out_dir, &emit_all(&model, &options))
+    }
+}
+
+/// The body files of `model`'s tools that do not exist under `package_root`.
+pub fn missing_bodies(model: &Model, package_root: &Path, tools_dir: &str) -> Vec<MissingBody> {
+    model
+        .tools
+        .iter()
+        .map(|tool| MissingBody {
+            tool: tool.name.clone(),
+            file: Path::new(tools_dir).join(format!("{}.rs", tool.module)),
+        })
+        .filter(|body| !package_root.join(&body.file).exists())
+        .collect()
+}
+
+/// Writes each artifact under `out_dir`, touching only files whose content changed so
+/// cargo does not recompile what did not change.
+pub fn write_artifacts(out_dir: &Path, artifacts: &Artifacts) -> Result<BuildOutput, BuildError> {
+    let mut output = BuildOutput {
+        files: Vec::new(),
+        changed: Vec::new(),
+    };
+    for (relative, text) in artifacts {
+        let path = out_dir.join(relative);
+        let write_error = |source| BuildError::Write {
+            path: path.clone(),
+            source,
+        };
+        if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(write_error)?;
+            }
+            fs::write(&path, text).map_err(write_error)?;
+            output.changed.push(path.clone());
+        }
+        output.files.push(path);
+    }
+    Ok(output)
+}

@@ -1,0 +1,242 @@
+//! Manifest errors: collected (never only the first), located by their path in the
+//! manifest, and rendered rustc-style with file:line:col, the offending text and a help line.
+
+use std::fmt;
+use std::ops::Range;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+
+use crate::source::SourceMap;
+
+/// One step of a path into the manifest: a table key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    /// A key of a table.
+    Key(String),
+    /// A position in an array.
+    Index(usize),
+}
+
+/// Where in the manifest a value lives, e.g. `tools[0].arguments[1].default`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ManifestPath(Vec<Segment>);
+
+impl ManifestPath {
+    /// The root table.
+    pub fn root() -> Self {
+        Self::default()
+    }
+
+    /// This path extended by a table key.
+    pub fn key(&self, key: &str) -> Self {
+        let mut segments = self.0.clone();
+        segments.push(Segment::Key(key.to_owned()));
+        Self(segments)
+    }
+
+    /// This path extended by an array index.
+    pub fn index(&self, index: usize) -> Self {
+        let mut segments = self.0.clone();
+        segments.push(Segment::Index(index));
+        Self(segments)
+    }
+
+    /// The segments, outermost first.
+    pub fn segments(&self) -> &[Segment] {
+        &self.0
+    }
+}
+
+impl fmt::Display for ManifestPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (position, segment) in self.0.iter().enumerate() {
+            match segment {
+                Segment::Key(key) if position == 0 => write!(f, "{key}")?,
+                Segment::Key(key) => write!(f, ".{key}")?,
+                Segment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Which part of a `key = value` pair a diagnostic points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The key itself (unknown keys, misplaced keys).
+    Key,
+    /// The value (wrong values).
+    Value,
+}
+
+/// One problem in a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// Where it is.
+    pub path: ManifestPath,
+    /// Whether to underline the key or the value.
+    pub target: Target,
+    /// A byte range in the source, when the error came with one (TOML syntax and type errors).
+    pub span: Option<Range<usize>>,
+    /// The short label under the underlined text.
+    pub label: Option<String>,
+    /// How to fix it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error about the value at `path`.
+    pub fn value(path: ManifestPath, message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            path,
+            target: Target::Value,
+            span: None,
+            label: None,
+            help: None,
+        }
+    }
+
+    /// An error about the key at `path`.
+    pub fn key(path: ManifestPath, message: impl Into<String>) -> Self {
+        Self {
+            target: Target::Key,
+            ..Self::value(path, message)
+        }
+    }
+
+    /// An error at a known byte range.
+    pub fn at_span(span: Option<Range<usize>>, message: impl Into<String>) -> Self {
+        Self {
+            span,
+            ..Self::value(ManifestPath::root(), message)
+        }
+    }
+
+    /// Adds the label shown under the offending text.
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Adds a help line.
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// Every problem found in one manifest, ready to render.
+#[derive(Debug, Clone)]
+pub struct ManifestErrors {
+    file_name: String,
+    source: String,
+    spans: Vec<Option<Range<usize>>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl ManifestErrors {
+    pub(crate) fn new(
+        file_name: &str,
+        source: &str,
+        map: Option<&SourceMap<'_>>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        let spans = diagnostics
+            .iter()
+            .map(|diagnostic| {
+                diagnostic
+                    .span
+                    .clone()
+                    .or_else(|| map.and_then(|map| map.locate(&diagnostic.path, diagnostic.target)))
+            })
+            .collect();
+        Self {
+            file_name: file_name.to_owned(),
+            source: source.to_owned(),
+            spans,
+            diagnostics,
+        }
+    }
+
+    /// The individual problems, in manifest order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// 1-based line and column of each diagnostic, where it could be located.
+    pub fn locations(&self) -> Vec<Option<(usize, usize)>> {
+        self.spans
+            .iter()
+            .map(|span| span.as_ref().map(|span| line_col(&self.source, span.start)))
+            .collect()
+    }
+
+    /// Renders every diagnostic, without colour.
+    pub fn render_plain(&self) -> String {
+        self.render(&Renderer::plain())
+    }
+
+    /// Renders every diagnostic with ANSI colour, for terminals.
+    pub fn render_styled(&self) -> String {
+        self.render(&Renderer::styled())
+    }
+
+    fn render(&self, renderer: &Renderer) -> String {
+        let mut out = String::new();
+        for (diagnostic, span) in self.diagnostics.iter().zip(&self.spans) {
+            let title = Level::ERROR.primary_title(diagnostic.message.as_str());
+            let mut group = match span {
+                Some(span) => {
+                    let mut annotation = AnnotationKind::Primary.span(span.clone());
+                    if let Some(label) = &diagnostic.label {
+                        annotation = annotation.label(label.as_str());
+                    }
+                    title.element(
+                        Snippet::source(self.source.as_str())
+                            .line_start(1)
+                            .path(self.file_name.as_str())
+                            .annotation(annotation),
+                    )
+                }
+                None => Group::with_title(title),
+            };
+            if !diagnostic.path.segments().is_empty() {
+                group = group.element(Level::NOTE.message(format!("at `{}`", diagnostic.path)));
+            }
+            if let Some(help) = &diagnostic.help {
+                group = group.element(Level::HELP.message(help.as_str()));
+            }
+            out.push_str(&renderer.render(&[group]));
+            out.push_str("\n\n");
+        }
+        let count = self.diagnostics.len();
+        out.push_str(&format!(
+            "error: {} has {count} error{}\n",
+            self.file_name,
+            if count == 1 { "" } else { "s" }
+        ));
+        out
+    }
+}
+
+impl fmt::Display for ManifestErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render_plain())
+    }
+}
+
+impl std::error::Error for ManifestErrors {}
+
+fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let before = &source[..offset.min(source.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |tail| tail.chars().count())
+        + 1;
+    (line, column)
+}

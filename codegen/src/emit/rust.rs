@@ -1,0 +1,578 @@
+//! The generated Rust server: argument types and their strict validators, one body trait per
+//! tool, the `Tools` bound, the hand-written-style rmcp `ServerHandler`, and the macro that
+//! declares the user's tool modules.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::emit::schema::input_schema;
+use crate::ident::to_ident;
+use crate::manifest::TransportKind;
+use crate::model::{FieldModel, Model, Presence, ToolModel, TypeModel};
+
+/// The whole generated module (not yet formatted).
+pub fn server_module(model: &Model, tools_dir: &str) -> TokenStream {
+    let server_spec = server_spec(model);
+    let types = model.tools.iter().map(tool_types);
+    let traits = model.tools.iter().map(|tool| body_trait(tool, tools_dir));
+    let tools_bound = tools_trait(model);
+    let harness = harness(model);
+    let modules = tool_modules(model);
+    quote! {
+        #server_spec
+        #(#types)*
+        #(#traits)*
+        #tools_bound
+        #harness
+        #modules
+    }
+}
+
+fn rt() -> TokenStream {
+    quote!(::harness_runtime::__private)
+}
+
+fn opt_str(value: Option<&String>) -> TokenStream {
+    match value {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn opt<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn server_spec(model: &Model) -> TokenStream {
+    let rt = rt();
+    let server = &model.server;
+    let (name, version) = (&server.name, &server.version);
+    let title = opt_str(server.title.as_ref());
+    let instructions = opt_str(server.instructions.as_ref());
+    let transport = &model.transport;
+    let kind = match transport.kind {
+        TransportKind::Stdio => quote!(Stdio),
+        TransportKind::StreamableHttp => quote!(StreamableHttp),
+    };
+    let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
+    let tool_specs = model.tools.iter().map(tool_spec);
+    quote! {
+        /// `[server]` and `[transport]` of the manifest.
+        pub const SERVER: #rt::ServerSpec = #rt::ServerSpec {
+            name: #name,
+            version: #version,
+            title: #title,
+            instructions: #instructions,
+            transport: #rt::TransportSpec {
+                kind: #rt::TransportKind::#kind,
+                bind: #bind,
+                path: #path,
+                health_path: #health_path,
+            },
+        };
+
+        /// Every tool as `tools/list` publishes it, in manifest order.
+        pub const TOOLS: &[#rt::ToolSpec] = &[#(#tool_specs),*];
+    }
+}
+
+fn tool_spec(tool: &ToolModel) -> TokenStream {
+    let rt = rt();
+    let name = &tool.name;
+    let title = opt_str(tool.title.as_ref());
+    let description = &tool.description;
+    let schema = serde_json::to_string_pretty(&input_schema(tool)).expect("schema serializes");
+    let schema = raw_string(&schema);
+    let hints = &tool.annotations;
+    let (read_only, destructive, idempotent, open_world) = (
+        opt(hints.read_only),
+        opt(hints.destructive),
+        opt(hints.idempotent),
+        opt(hints.open_world),
+    );
+    quote! {
+        #rt::ToolSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            input_schema: #schema,
+            annotations: #rt::AnnotationSpec {
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            },
+        }
+    }
+}
+
+/// A raw string literal (`r#"..."#`) so pretty JSON stays readable in the generated file.
+fn raw_string(text: &str) -> Literal {
+    let mut hashes = 1;
+    while text.contains(&format!("\"{}", "#".repeat(hashes))) {
+        hashes += 1;
+    }
+    let fence = "#".repeat(hashes);
+    format!("r{fence}\"{text}\"{fence}")
+        .parse()
+        .expect("a raw string literal")
+}
+
+fn doc(text: &str) -> TokenStream {
+    let lines = text.lines().map(|line| format!(" {line}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+/// The arguments struct of a tool, and every enum and object type inside it.
+fn tool_types(tool: &ToolModel) -> TokenStream {
+    let args_doc = format!("Validated arguments of tool `{}`.", tool.name);
+    let name = format_ident!("{}", tool.args_type);
+    struct_with_validator(&name, &args_doc, &tool.args)
+}
+
+fn struct_with_validator(
+    name: &proc_macro2::Ident,
+    doc_text: &str,
+    fields: &[FieldModel],
+) -> TokenStream {
+    let rt = rt();
+    let serde_crate = format!("{rt}::serde").replace(' ', "");
+    let doc = doc(doc_text);
+    let field_decls = fields.iter().map(|field| {
+        let ident = to_ident(&field.ident);
+        let json_name = &field.name;
+        let ty = rust_type(&field.ty);
+        let doc = field.description.as_deref().map(self::doc);
+        let rename = (field.ident != field.name).then(|| quote!(#[serde(rename = #json_name)]));
+        match field.presence {
+            Presence::Optional => quote! {
+                #doc
+                #rename
+                #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+                pub #ident: ::core::option::Option<#ty>,
+            },
+            _ => quote! {
+                #doc
+                #rename
+                pub #ident: #ty,
+            },
+        }
+    });
+    let allowed = fields.iter().map(|field| &field.name);
+    let bindings = fields.iter().map(|field| {
+        let ident = to_ident(&field.ident);
+        let json_name = &field.name;
+        let parse = parse_expr(&field.ty, quote!(value), quote!(path.field(#json_name)));
+        let absent = match &field.presence {
+            Presence::Required => quote! {{
+                errors.missing(path.field(#json_name));
+                ::core::option::Option::None
+            }},
+            Presence::Optional => {
+                quote!(::core::option::Option::Some(::core::option::Option::None))
+            }
+            Presence::Default(value) => {
+                let literal = default_literal(&field.ty, value);
+                quote!(::core::option::Option::Some(#literal))
+            }
+        };
+        let present = match field.presence {
+            Presence::Optional => quote!((#parse).map(::core::option::Option::Some)),
+            _ => parse,
+        };
+        quote! {
+            let #ident = match object.get(#json_name) {
+                ::core::option::Option::Some(value) => #present,
+                ::core::option::Option::None => #absent,
+            };
+        }
+    });
+    let assemble = fields.iter().map(|field| {
+        let ident = to_ident(&field.ident);
+        quote!(#ident: #ident?)
+    });
+    let nested = fields.iter().map(|field| nested_types(&field.ty));
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
+        #[serde(crate = #serde_crate)]
+        pub struct #name {
+            #(#field_decls)*
+        }
+
+        impl #rt::FromArguments for #name {
+            fn from_arguments(
+                object: &#rt::JsonObject,
+                path: #rt::ArgPath<'_>,
+                errors: &mut #rt::ArgErrors,
+            ) -> ::core::option::Option<Self> {
+                #rt::reject_unknown_fields(object, path, &[#(#allowed),*], errors);
+                #(#bindings)*
+                ::core::option::Option::Some(Self { #(#assemble),* })
+            }
+        }
+
+        #(#nested)*
+    }
+}
+
+fn nested_types(ty: &TypeModel) -> TokenStream {
+    match ty {
+        TypeModel::Enum {
+            type_name,
+            variants,
+        } => enum_type(type_name, variants),
+        TypeModel::Object { type_name, fields } => {
+            let name = format_ident!("{}", type_name);
+            struct_with_validator(
+                &name,
+                &format!("The `{type_name}` object argument."),
+                fields,
+            )
+        }
+        TypeModel::Array { items, .. } => nested_types(items),
+        _ => TokenStream::new(),
+    }
+}
+
+fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
+    let rt = rt();
+    let serde_crate = format!("{rt}::serde").replace(' ', "");
+    let name = format_ident!("{}", type_name);
+    let idents: Vec<_> = variants
+        .iter()
+        .map(|(_, variant)| to_ident(variant))
+        .collect();
+    let values: Vec<_> = variants.iter().map(|(value, _)| value).collect();
+    let variant_docs = values.iter().map(|value| format!(" `{value:?}`"));
+    quote! {
+        #[doc = " One of the allowed values of an enum argument."]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #rt::serde::Serialize)]
+        #[serde(crate = #serde_crate)]
+        pub enum #name {
+            #(
+                #[doc = #variant_docs]
+                #[serde(rename = #values)]
+                #idents,
+            )*
+        }
+
+        impl #name {
+            /// Every allowed value, in manifest order.
+            pub const VALUES: &'static [&'static str] = &[#(#values),*];
+
+            /// The JSON value of this member.
+            #[allow(dead_code, reason = "API for tool bodies, which may not need it")]
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #(Self::#idents => #values,)*
+                }
+            }
+
+            fn from_json(
+                value: &#rt::serde_json::Value,
+                path: #rt::ArgPath<'_>,
+                errors: &mut #rt::ArgErrors,
+            ) -> ::core::option::Option<Self> {
+                match value.as_str() {
+                    #(::core::option::Option::Some(#values) => ::core::option::Option::Some(Self::#idents),)*
+                    _ => #rt::not_a_member(value, path, Self::VALUES, errors),
+                }
+            }
+        }
+    }
+}
+
+fn rust_type(ty: &TypeModel) -> TokenStream {
+    match ty {
+        TypeModel::String { .. } => quote!(::std::string::String),
+        TypeModel::Integer { repr, .. } => {
+            let repr = format_ident!("{}", repr.rust_type());
+            quote!(#repr)
+        }
+        TypeModel::Number { .. } => quote!(f64),
+        TypeModel::Boolean => quote!(bool),
+        TypeModel::Enum { type_name, .. } | TypeModel::Object { type_name, .. } => {
+            let name = format_ident!("{}", type_name);
+            quote!(#name)
+        }
+        TypeModel::Array { items, .. } => {
+            let item = rust_type(items);
+            quote!(::std::vec::Vec<#item>)
+        }
+    }
+}
+
+/// An expression of type `Option<T>` validating `value` at `path` into the field's type.
+fn parse_expr(ty: &TypeModel, value: TokenStream, path: TokenStream) -> TokenStream {
+    let rt = rt();
+    match ty {
+        TypeModel::String {
+            min_length,
+            max_length,
+            pattern,
+        } => {
+            let (min_length, max_length) = (opt(*min_length), opt(*max_length));
+            match pattern {
+                Some(pattern) => quote! {{
+                    static PATTERN: #rt::LazyLock<#rt::Regex> = #rt::LazyLock::new(|| {
+                        #rt::Regex::new(#pattern).expect("harness-codegen checked this pattern")
+                    });
+                    #rt::string(#value, #path, &#rt::StringRules {
+                        min_length: #min_length,
+                        max_length: #max_length,
+                        pattern: ::core::option::Option::Some((&*PATTERN, #pattern)),
+                    }, errors)
+                }},
+                None => quote! {
+                    #rt::string(#value, #path, &#rt::StringRules {
+                        min_length: #min_length,
+                        max_length: #max_length,
+                        pattern: ::core::option::Option::None,
+                    }, errors)
+                },
+            }
+        }
+        TypeModel::Integer {
+            minimum,
+            maximum,
+            repr,
+        } => {
+            let repr = format_ident!("{}", repr.rust_type());
+            let (minimum, maximum) = (
+                Literal::i64_suffixed(*minimum),
+                Literal::i64_suffixed(*maximum),
+            );
+            quote!(#rt::integer::<#repr>(#value, #path, #minimum, #maximum, errors))
+        }
+        TypeModel::Number {
+            minimum,
+            maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+        } => {
+            let [minimum, maximum, exclusive_minimum, exclusive_maximum] =
+                [minimum, maximum, exclusive_minimum, exclusive_maximum]
+                    .map(|bound| opt(bound.map(Literal::f64_suffixed)));
+            quote! {
+                #rt::number(#value, #path, &#rt::NumberRules {
+                    minimum: #minimum,
+                    maximum: #maximum,
+                    exclusive_minimum: #exclusive_minimum,
+                    exclusive_maximum: #exclusive_maximum,
+                }, errors)
+            }
+        }
+        TypeModel::Boolean => quote!(#rt::boolean(#value, #path, errors)),
+        TypeModel::Enum { type_name, .. } => {
+            let name = format_ident!("{}", type_name);
+            quote!(#name::from_json(#value, #path, errors))
+        }
+        TypeModel::Object { type_name, .. } => {
+            let name = format_ident!("{}", type_name);
+            quote!(#rt::object::<#name>(#value, #path, errors))
+        }
+        TypeModel::Array {
+            items,
+            min_items,
+            max_items,
+        } => {
+            let (min_items, max_items) = (opt(*min_items), opt(*max_items));
+            let item = parse_expr(items, quote!(item), quote!(path));
+            quote! {
+                #rt::array(#value, #path, #min_items, #max_items, errors, |item, path, errors| #item)
+            }
+        }
+    }
+}
+
+/// A Rust expression for a default value the model already checked against `ty`.
+fn default_literal(ty: &TypeModel, value: &serde_json::Value) -> TokenStream {
+    match (ty, value) {
+        (TypeModel::String { .. }, serde_json::Value::String(text)) => {
+            quote!(::std::string::String::from(#text))
+        }
+        (TypeModel::Integer { repr, .. }, serde_json::Value::Number(number)) => {
+            let literal: Literal = format!("{}{}", number, repr.rust_type())
+                .parse()
+                .expect("an integer literal");
+            quote!(#literal)
+        }
+        (TypeModel::Number { .. }, serde_json::Value::Number(number)) => {
+            let literal = Literal::f64_suffixed(number.as_f64().expect("a finite number"));
+            quote!(#literal)
+        }
+        (TypeModel::Boolean, serde_json::Value::Bool(flag)) => quote!(#flag),
+        (
+            TypeModel::Enum {
+                type_name,
+                variants,
+            },
+            serde_json::Value::String(text),
+        ) => {
+            let name = format_ident!("{}", type_name);
+            let (_, variant) = variants
+                .iter()
+                .find(|(member, _)| member == text)
+                .expect("the model checked the default is a member");
+            let variant = to_ident(variant);
+            quote!(#name::#variant)
+        }
+        (TypeModel::Array { items, .. }, serde_json::Value::Array(values)) => {
+            let values = values.iter().map(|value| default_literal(items, value));
+            quote!(::std::vec![#(#values),*])
+        }
+        _ => unreachable!("the model checked every default against its type"),
+    }
+}
+
+fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
+    let rt = rt();
+    let trait_name = format_ident!("{}", tool.trait_name);
+    let method = to_ident(&tool.module);
+    let args = format_ident!("{}", tool.args_type);
+    let file = format!("{tools_dir}/{}.rs", tool.module);
+    let message = format!("tool `{}` has no body for `{{Self}}`", tool.name);
+    let label = format!("`{}` is missing", tool.trait_name);
+    let note = format!(
+        "write `impl {} for {{Self}}` in {file}; `cargo run -p harness-codegen -- scaffold` creates a stub",
+        tool.trait_name
+    );
+    let trait_doc = doc(&format!(
+        "The body of tool `{}`: implement it in `{file}`.\n\n{}",
+        tool.name, tool.description
+    ));
+    quote! {
+        #trait_doc
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #trait_name: ::core::marker::Send + ::core::marker::Sync + 'static {
+            /// The result: a serializable value; a JSON object becomes structuredContent.
+            type Output: #rt::serde::Serialize + ::core::marker::Send;
+
+            /// Runs one call with validated arguments.
+            fn #method(
+                &self,
+                args: #args,
+                ctx: #rt::CallContext,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<Self::Output, #rt::ToolError>,
+            > + ::core::marker::Send;
+        }
+    }
+}
+
+fn tools_trait(model: &Model) -> TokenStream {
+    let bounds: Vec<_> = model
+        .tools
+        .iter()
+        .map(|tool| format_ident!("{}", tool.trait_name))
+        .collect();
+    quote! {
+        /// Every tool body of the manifest; implemented for any type that implements them all.
+        pub trait Tools: #(#bounds +)* ::core::marker::Send + ::core::marker::Sync + 'static {}
+
+        impl<T> Tools for T where T: #(#bounds +)* ::core::marker::Send + ::core::marker::Sync + 'static {}
+    }
+}
+
+fn harness(model: &Model) -> TokenStream {
+    let rt = rt();
+    let arms = model.tools.iter().map(|tool| {
+        let name = &tool.name;
+        let trait_name = format_ident!("{}", tool.trait_name);
+        let method = to_ident(&tool.module);
+        let args = format_ident!("{}", tool.args_type);
+        quote! {
+            #name => call.run(#name, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,
+        }
+    });
+    quote! {
+        /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
+        pub struct Harness<T> {
+            tools: ::std::sync::Arc<T>,
+            definitions: ::std::sync::Arc<[#rt::rmcp::model::Tool]>,
+        }
+
+        impl<T> ::core::clone::Clone for Harness<T> {
+            fn clone(&self) -> Self {
+                Self {
+                    tools: ::std::sync::Arc::clone(&self.tools),
+                    definitions: ::std::sync::Arc::clone(&self.definitions),
+                }
+            }
+        }
+
+        impl<T: Tools> Harness<T> {
+            /// A server whose tool bodies are `tools`.
+            pub fn new(tools: T) -> Self {
+                Self {
+                    tools: ::std::sync::Arc::new(tools),
+                    definitions: TOOLS.iter().map(#rt::ToolSpec::to_tool).collect(),
+                }
+            }
+
+            /// The tool bodies.
+            #[allow(dead_code, reason = "API for the binary, which may not need it")]
+            pub fn tools(&self) -> &T {
+                &self.tools
+            }
+        }
+
+        impl<T: Tools> #rt::GeneratedServer for Harness<T> {
+            fn spec(&self) -> &'static #rt::ServerSpec {
+                &SERVER
+            }
+
+            fn tool_specs(&self) -> &'static [#rt::ToolSpec] {
+                TOOLS
+            }
+        }
+
+        impl<T: Tools> #rt::rmcp::ServerHandler for Harness<T> {
+            fn get_info(&self) -> #rt::rmcp::model::ServerConfig {
+                SERVER.server_info()
+            }
+
+            async fn list_tools(
+                &self,
+                _request: ::core::option::Option<#rt::rmcp::model::PaginatedRequestParams>,
+                _context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
+            ) -> ::core::result::Result<#rt::rmcp::model::ListToolsResult, #rt::rmcp::model::ErrorData> {
+                ::core::result::Result::Ok(#rt::rmcp::model::ListToolsResult::with_all_items(
+                    self.definitions.to_vec(),
+                ))
+            }
+
+            async fn call_tool(
+                &self,
+                request: #rt::rmcp::model::CallToolRequestParams,
+                context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
+            ) -> ::core::result::Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
+                let (name, call) = #rt::Call::split(request, context);
+                let result = match name.as_ref() {
+                    #(#arms)*
+                    other => return ::core::result::Result::Err(#rt::unknown_tool(other)),
+                };
+                ::core::result::Result::Ok(result.into())
+            }
+        }
+    }
+}
+
+fn tool_modules(model: &Model) -> TokenStream {
+    let modules = model.tools.iter().map(|tool| to_ident(&tool.module));
+    quote! {
+        /// Declares one module per tool (`src/tools/<tool>.rs`); invoke it in `src/tools/mod.rs`.
+        #[allow(unused_macros)]
+        macro_rules! tool_modules {
+            () => {
+                #(pub mod #modules;)*
+            };
+        }
+        #[allow(unused_imports)]
+        pub(crate) use tool_modules;
+    }
+}

@@ -1,0 +1,19 @@
+//! harness-codegen: `harness.toml` -> validated model -> generated artifacts.
+//!
+//! Three stages with their own types: [`manifest`] (the raw serde mirror), [`model`] (every
+//! name resolved and every rule checked, all errors collected) and [`emit`] (one emitter per
+//! artifact). [`Builder`] runs them from a build script; [`scaffold`] writes tool stubs.
+
+pub mod builder;
+pub mod diagnostics;
+pub mod emit;
+pub mod ident;
+pub mod manifest;
+pub mod model;
+pub mod scaffold;
+mod source;
+
+pub use builder::{BuildError, Builder, generate, load};
+pub use diagnostics::ManifestErrors;
+pub use emit::{Artifacts, EmitOptions};
+pub use manifest::manifest_json_schema;

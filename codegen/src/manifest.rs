@@ -1,0 +1,373 @@
+//! Stage 1: the raw serde mirror of harness.toml, and its parser.
+//!
+//! Unknown keys are collected with `serde_ignored` rather than refused with
+//! `deny_unknown_fields`, so a manifest with several stray keys reports all of them at once;
+//! the JSON Schema still says `additionalProperties: false` for editors.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toml::de::DeTable;
+
+use crate::diagnostics::{Diagnostic, ManifestPath};
+use crate::source::SourceMap;
+
+/// harness.toml: one hardened MCP tool server and everything around it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields, title = "harness.toml")]
+pub struct Manifest {
+    /// Who the server says it is during `initialize`.
+    pub server: Server,
+    /// How `serve` listens unless the command line says otherwise.
+    #[serde(default)]
+    pub transport: Transport,
+    /// The tools the server publishes, in `tools/list` order.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+}
+
+/// The `[server]` table.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Server {
+    /// Implementation name sent in `serverInfo.name`, e.g. `llmkb-readonly-monitor`.
+    pub name: String,
+    /// Implementation version sent in `serverInfo.version`.
+    pub version: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// Instructions for the model, sent in the `initialize` result.
+    pub instructions: Option<String>,
+}
+
+/// The `[transport]` table.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Transport {
+    /// The default transport of `serve`.
+    #[serde(default)]
+    pub kind: TransportKind,
+    /// Socket address the HTTP transport binds to.
+    #[serde(default = "default_bind")]
+    #[schemars(default = "default_bind")]
+    pub bind: String,
+    /// Path of the MCP endpoint.
+    #[serde(default = "default_path")]
+    #[schemars(default = "default_path")]
+    pub path: String,
+    /// Path answering `GET` with 200 `{"status":"ok"}`.
+    #[serde(default = "default_health_path")]
+    #[schemars(default = "default_health_path")]
+    pub health_path: String,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Self {
+            kind: TransportKind::default(),
+            bind: default_bind(),
+            path: default_path(),
+            health_path: default_health_path(),
+        }
+    }
+}
+
+fn default_bind() -> String {
+    "127.0.0.1:8765".to_owned()
+}
+
+fn default_path() -> String {
+    "/mcp".to_owned()
+}
+
+fn default_health_path() -> String {
+    "/health".to_owned()
+}
+
+/// An MCP transport.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransportKind {
+    /// JSON-RPC over standard input and output.
+    #[default]
+    Stdio,
+    /// MCP Streamable HTTP.
+    StreamableHttp,
+}
+
+/// One `[[tools]]` entry.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Tool {
+    /// The MCP tool name: letters, digits, `_`, `-` and `.`; its body lives in
+    /// `src/tools/<name in snake_case>.rs`.
+    pub name: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// Behaviour hints published in `tools/list` (hints, not permissions).
+    #[serde(default)]
+    pub annotations: Annotations,
+    /// The tool's arguments, in order.
+    #[serde(default)]
+    pub arguments: Vec<Argument>,
+}
+
+/// MCP tool annotations.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Annotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+/// The type of an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgType {
+    /// A JSON string.
+    String,
+    /// A JSON integer (strict: no strings, booleans or fractions).
+    Integer,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// One of the strings listed in `values`.
+    Enum,
+    /// An array of scalars described by `items`.
+    Array,
+    /// A nested object described by `fields`.
+    Object,
+}
+
+impl fmt::Display for ArgType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ArgType::String => "string",
+            ArgType::Integer => "integer",
+            ArgType::Number => "number",
+            ArgType::Boolean => "boolean",
+            ArgType::Enum => "enum",
+            ArgType::Array => "array",
+            ArgType::Object => "object",
+        })
+    }
+}
+
+/// A numeric bound as written in the manifest: an integer or a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    /// Written as a TOML integer.
+    Integer(i64),
+    /// Written as a TOML float.
+    Float(f64),
+}
+
+impl Number {
+    /// The value as a float.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Integer(value) => value as f64,
+            Number::Float(value) => value,
+        }
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Integer(value) => write!(f, "{value}"),
+            Number::Float(value) => write!(f, "{value:?}"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NumberVisitor;
+        impl serde::de::Visitor<'_> for NumberVisitor {
+            type Value = Number;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Number, E> {
+                Ok(Number::Integer(value))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Number, E> {
+                i64::try_from(value)
+                    .map(Number::Integer)
+                    .map_err(|_| E::custom("integer is larger than i64::MAX"))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Number, E> {
+                if value.is_finite() {
+                    Ok(Number::Float(value))
+                } else {
+                    Err(E::custom("a bound must be a finite number"))
+                }
+            }
+        }
+        deserializer.deserialize_any(NumberVisitor)
+    }
+}
+
+impl JsonSchema for Number {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Number".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "number" })
+    }
+}
+
+/// One argument of a tool, or one field of an object argument.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Argument {
+    /// The JSON property name.
+    pub name: String,
+    /// The argument's type.
+    #[serde(rename = "type")]
+    pub ty: ArgType,
+    /// What the argument means, for the model.
+    pub description: Option<String>,
+    /// Whether the argument must be given; true unless a `default` is given.
+    pub required: Option<bool>,
+    /// The value used when the argument is absent (makes it optional).
+    #[schemars(with = "serde_json::Value")]
+    pub default: Option<toml::Value>,
+    /// Enum members (type `enum`).
+    pub values: Option<Vec<String>>,
+    /// Inclusive lower bound (integer, number).
+    pub minimum: Option<Number>,
+    /// Inclusive upper bound (integer, number).
+    pub maximum: Option<Number>,
+    /// Exclusive lower bound (integer, number).
+    pub exclusive_minimum: Option<Number>,
+    /// Exclusive upper bound (integer, number).
+    pub exclusive_maximum: Option<Number>,
+    /// Minimum length in Unicode code points (string).
+    pub min_length: Option<u64>,
+    /// Maximum length in Unicode code points (string).
+    pub max_length: Option<u64>,
+    /// A regular expression the string must match somewhere (anchor it with `^...$`).
+    pub pattern: Option<String>,
+    /// Minimum number of items (array).
+    pub min_items: Option<u64>,
+    /// Maximum number of items (array).
+    pub max_items: Option<u64>,
+    /// The item type (array): a scalar, an enum or a string with constraints.
+    pub items: Option<Items>,
+    /// The fields (object).
+    pub fields: Option<Vec<Argument>>,
+}
+
+/// The items of an array argument: a scalar type with its constraints.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Items {
+    /// The item type: string, integer, number, boolean or enum.
+    #[serde(rename = "type")]
+    pub ty: ArgType,
+    /// What an item means.
+    pub description: Option<String>,
+    /// Enum members (type `enum`).
+    pub values: Option<Vec<String>>,
+    /// Inclusive lower bound (integer, number).
+    pub minimum: Option<Number>,
+    /// Inclusive upper bound (integer, number).
+    pub maximum: Option<Number>,
+    /// Exclusive lower bound (integer, number).
+    pub exclusive_minimum: Option<Number>,
+    /// Exclusive upper bound (integer, number).
+    pub exclusive_maximum: Option<Number>,
+    /// Minimum length in Unicode code points (string).
+    pub min_length: Option<u64>,
+    /// Maximum length in Unicode code points (string).
+    pub max_length: Option<u64>,
+    /// A regular expression each string must match somewhere.
+    pub pattern: Option<String>,
+}
+
+/// A parsed manifest together with the spans needed to report errors in it.
+pub struct Parsed<'i> {
+    pub(crate) manifest: Manifest,
+    pub(crate) source_map: SourceMap<'i>,
+}
+
+/// Parses `source`; on failure returns every syntax error, type error and unknown key found,
+/// along with the span map when the TOML itself was readable.
+pub(crate) fn parse(source: &str) -> Result<Parsed<'_>, (Option<SourceMap<'_>>, Vec<Diagnostic>)> {
+    let (table, syntax_errors) = DeTable::parse_recoverable(source);
+    if !syntax_errors.is_empty() {
+        let diagnostics = syntax_errors
+            .iter()
+            .map(|error| {
+                Diagnostic::at_span(error.span(), format!("invalid TOML: {}", error.message()))
+                    .label("here")
+                    .help("see https://toml.io for the syntax")
+            })
+            .collect();
+        return Err((None, diagnostics));
+    }
+    let source_map = SourceMap::new(table.clone());
+    let mut unknown = Vec::new();
+    let deserializer = toml::de::Deserializer::from(table);
+    let result: Result<Manifest, _> = serde_ignored::deserialize(deserializer, |path| {
+        unknown.push(unknown_key(&path));
+    });
+    let mut diagnostics = unknown;
+    match result {
+        Ok(manifest) if diagnostics.is_empty() => Ok(Parsed {
+            manifest,
+            source_map,
+        }),
+        Ok(_) => Err((Some(source_map), diagnostics)),
+        Err(error) => {
+            diagnostics.push(
+                Diagnostic::at_span(error.span(), error.message().to_owned())
+                    .label("here")
+                    .help("see harness.schema.json or the manifest reference in README.md"),
+            );
+            Err((Some(source_map), diagnostics))
+        }
+    }
+}
+
+fn unknown_key(path: &serde_ignored::Path<'_>) -> Diagnostic {
+    let manifest_path = manifest_path(path);
+    let key = match manifest_path.segments().last() {
+        Some(crate::diagnostics::Segment::Key(key)) => key.clone(),
+        _ => path.to_string(),
+    };
+    Diagnostic::key(manifest_path, format!("unknown key `{key}`"))
+        .label("not a key of this table")
+        .help("remove it or check its spelling; harness.schema.json lists every key")
+}
+
+fn manifest_path(path: &serde_ignored::Path<'_>) -> ManifestPath {
+    match path {
+        serde_ignored::Path::Root => ManifestPath::root(),
+        serde_ignored::Path::Seq { parent, index } => manifest_path(parent).index(*index),
+        serde_ignored::Path::Map { parent, key } => manifest_path(parent).key(key),
+        serde_ignored::Path::Some { parent }
+        | serde_ignored::Path::NewtypeStruct { parent }
+        | serde_ignored::Path::NewtypeVariant { parent } => manifest_path(parent),
+    }
+}
+
+/// The JSON Schema of harness.toml, for editors (taplo, Even Better TOML).
+pub fn manifest_json_schema() -> String {
+    let schema = schemars::schema_for!(Manifest);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
+    text.push('\n');
+    text
+}

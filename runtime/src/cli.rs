@@ -1,0 +1,137 @@
+//! The command line every generated server shares: `serve`, `tools`.
+
+use std::net::SocketAddr;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rmcp::ServerHandler;
+
+use crate::serve::{HttpOptions, ServeError, serve_http, serve_stdio};
+use crate::spec::{ServerSpec, ToolSpec, TransportKind};
+
+/// What the CLI needs from a generated server.
+pub trait GeneratedServer: ServerHandler + Clone {
+    /// The manifest's `[server]` and `[transport]`.
+    fn spec(&self) -> &'static ServerSpec;
+    /// The manifest's tools.
+    fn tool_specs(&self) -> &'static [ToolSpec];
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    version,
+    about = "A hardened MCP tool server generated from harness.toml"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve MCP (logs go to stderr; stdout belongs to the stdio transport).
+    Serve {
+        /// Overrides the manifest's transport kind.
+        #[arg(long, value_enum)]
+        transport: Option<TransportArg>,
+        /// Overrides the manifest's HTTP bind address.
+        #[arg(long)]
+        bind: Option<SocketAddr>,
+    },
+    /// Print the `tools/list` result as JSON.
+    Tools,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TransportArg {
+    Stdio,
+    StreamableHttp,
+}
+
+/// A failure of the command line.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The manifest's bind address does not parse (codegen checks it, so this is a bug).
+    #[error("invalid bind address {0:?} in the manifest")]
+    Bind(String),
+    /// Serving failed.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    /// Writing to stdout failed.
+    #[error("cannot write to stdout: {0}")]
+    Stdout(std::io::Error),
+}
+
+/// Parses the command line and runs it against `server`.
+pub fn run<S: GeneratedServer>(server: S) -> Result<(), CliError> {
+    let cli = Cli::parse();
+    init_logging();
+    match cli.command {
+        Command::Serve { transport, bind } => serve(server, transport, bind),
+        Command::Tools => {
+            let tools: Vec<_> = server.tool_specs().iter().map(ToolSpec::to_tool).collect();
+            let listing = serde_json::json!({ "tools": tools });
+            let text = serde_json::to_string_pretty(&listing).expect("tools serialize");
+            use std::io::Write;
+            writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)
+        }
+    }
+}
+
+fn serve<S: GeneratedServer>(
+    server: S,
+    transport: Option<TransportArg>,
+    bind: Option<SocketAddr>,
+) -> Result<(), CliError> {
+    let spec = server.spec();
+    let kind = match transport {
+        Some(TransportArg::Stdio) => TransportKind::Stdio,
+        Some(TransportArg::StreamableHttp) => TransportKind::StreamableHttp,
+        None => spec.transport.kind,
+    };
+    let bind = match bind {
+        Some(bind) => bind,
+        None => spec
+            .transport
+            .bind
+            .parse()
+            .map_err(|_| CliError::Bind(spec.transport.bind.to_owned()))?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    tracing::info!(
+        server = spec.name,
+        version = spec.version,
+        ?kind,
+        "starting"
+    );
+    runtime.block_on(async move {
+        match kind {
+            TransportKind::Stdio => serve_stdio(server).await,
+            TransportKind::StreamableHttp => {
+                let options = HttpOptions {
+                    bind,
+                    path: spec.transport.path.to_owned(),
+                    health_path: spec.transport.health_path.to_owned(),
+                };
+                serve_http(server, options).await
+            }
+        }
+    })?;
+    Ok(())
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Ignore a second initialisation (tests may call `run` twice in one process).
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

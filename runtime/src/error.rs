@@ -1,0 +1,65 @@
+//! Errors a tool body returns. Only the code and the public message reach the model; the
+//! internal detail is logged under the call's trace id.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A tool failure the model may see, e.g. `NotFound: incident not found`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    code: Cow<'static, str>,
+    message: Cow<'static, str>,
+    internal: Option<String>,
+}
+
+impl ToolError {
+    /// A failure with its own error code (e.g. `ConnectionResetError`) and a message safe to
+    /// show the model.
+    pub fn new(code: impl Into<Cow<'static, str>>, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            internal: None,
+        }
+    }
+
+    /// `NotFound` with a message safe to show the model.
+    pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new("NotFound", message)
+    }
+
+    /// `InternalError` with a generic message; `detail` (an error chain, a path, a query)
+    /// goes to the server log only.
+    pub fn internal(detail: impl fmt::Display) -> Self {
+        Self::new("InternalError", "internal error").with_internal_detail(detail)
+    }
+
+    /// Attaches detail for the server log that the model must not see.
+    pub fn with_internal_detail(mut self, detail: impl fmt::Display) -> Self {
+        self.internal = Some(detail.to_string());
+        self
+    }
+
+    /// The error code, e.g. `NotFound`.
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The message shown to the model.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The detail kept for the server log.
+    pub fn internal_detail(&self) -> Option<&str> {
+        self.internal.as_deref()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}

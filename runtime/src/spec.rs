@@ -1,0 +1,119 @@
+//! Static descriptions the generated code fills in: the server, its transport and its tools.
+
+use std::sync::Arc;
+
+use rmcp::model::{Implementation, InitializeResult, ServerCapabilities, Tool, ToolAnnotations};
+
+use crate::validate::JsonObject;
+
+/// A transport `serve` can listen on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// JSON-RPC over stdin/stdout.
+    Stdio,
+    /// MCP Streamable HTTP.
+    StreamableHttp,
+}
+
+/// The `[transport]` table of the manifest.
+#[derive(Debug, Clone, Copy)]
+pub struct TransportSpec {
+    /// Default transport.
+    pub kind: TransportKind,
+    /// HTTP bind address.
+    pub bind: &'static str,
+    /// MCP endpoint path.
+    pub path: &'static str,
+    /// Health endpoint path.
+    pub health_path: &'static str,
+}
+
+/// The `[server]` table of the manifest.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerSpec {
+    /// Implementation name.
+    pub name: &'static str,
+    /// Implementation version.
+    pub version: &'static str,
+    /// Display name.
+    pub title: Option<&'static str>,
+    /// Instructions for the model.
+    pub instructions: Option<&'static str>,
+    /// Default transport settings.
+    pub transport: TransportSpec,
+}
+
+impl ServerSpec {
+    /// The `initialize` result advertising tools.
+    pub fn server_info(&self) -> InitializeResult {
+        let mut implementation = Implementation::new(self.name, self.version);
+        if let Some(title) = self.title {
+            implementation = implementation.with_title(title);
+        }
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = implementation;
+        info.instructions = self.instructions.map(str::to_owned);
+        info
+    }
+}
+
+/// MCP tool annotations as the manifest states them (unset hints are omitted).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnnotationSpec {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// One tool as `tools/list` publishes it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSpec {
+    /// MCP tool name.
+    pub name: &'static str,
+    /// Display name.
+    pub title: Option<&'static str>,
+    /// Description for the model.
+    pub description: &'static str,
+    /// The published inputSchema, as JSON text.
+    pub input_schema: &'static str,
+    /// Behaviour hints.
+    pub annotations: AnnotationSpec,
+}
+
+impl ToolSpec {
+    /// The rmcp tool definition.
+    ///
+    /// # Panics
+    /// If `input_schema` is not a JSON object, which harness-codegen never emits.
+    pub fn to_tool(&self) -> Tool {
+        let schema: JsonObject = serde_json::from_str(self.input_schema)
+            .expect("generated inputSchema is a JSON object");
+        let mut tool = Tool::new(self.name, self.description, Arc::new(schema));
+        if let Some(title) = self.title {
+            tool = tool.with_title(title);
+        }
+        let hints = self.annotations;
+        if [
+            hints.read_only,
+            hints.destructive,
+            hints.idempotent,
+            hints.open_world,
+        ]
+        .iter()
+        .any(Option::is_some)
+        {
+            let mut annotations = ToolAnnotations::new();
+            annotations.read_only_hint = hints.read_only;
+            annotations.destructive_hint = hints.destructive;
+            annotations.idempotent_hint = hints.idempotent;
+            annotations.open_world_hint = hints.open_world;
+            tool = tool.with_annotations(annotations);
+        }
+        tool
+    }
+}
