@@ -144,15 +144,19 @@ impl ManifestErrors {
         map: Option<&SourceMap<'_>>,
         diagnostics: Vec<Diagnostic>,
     ) -> Self {
-        let spans = diagnostics
-            .iter()
+        let mut located: Vec<(Option<Range<usize>>, Diagnostic)> = diagnostics
+            .into_iter()
             .map(|diagnostic| {
-                diagnostic
-                    .span
-                    .clone()
-                    .or_else(|| map.and_then(|map| map.locate(&diagnostic.path, diagnostic.target)))
+                let span = diagnostic.span.clone().or_else(|| {
+                    map.and_then(|map| map.locate(&diagnostic.path, diagnostic.target))
+                });
+                (span, diagnostic)
             })
             .collect();
+        // Manifest order reads best; the sort is stable, so errors at one place keep the
+        // order they were found in.
+        located.sort_by_key(|(span, _)| span.as_ref().map_or(usize::MAX, |span| span.start));
+        let (spans, diagnostics) = located.into_iter().unzip();
         Self {
             file_name: file_name.to_owned(),
             source: source.to_owned(),

@@ -19,6 +19,9 @@ pub fn server_module(model: &Model, tools_dir: &str) -> TokenStream {
     let harness = harness(model);
     let modules = tool_modules(model);
     quote! {
+        use ::harness_runtime::__private as rt;
+        use ::std::sync::Arc;
+
         #server_spec
         #(#types)*
         #(#traits)*
@@ -28,21 +31,22 @@ pub fn server_module(model: &Model, tools_dir: &str) -> TokenStream {
     }
 }
 
+/// The runtime facade, imported once as `rt` at the top of the generated module.
 fn rt() -> TokenStream {
-    quote!(::harness_runtime::__private)
+    quote!(rt)
 }
 
 fn opt_str(value: Option<&String>) -> TokenStream {
     match value {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
+        Some(text) => quote!(Some(#text)),
+        None => quote!(None),
     }
 }
 
 fn opt<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
+        Some(value) => quote!(Some(#value)),
+        None => quote!(None),
     }
 }
 
@@ -139,7 +143,7 @@ fn struct_with_validator(
     fields: &[FieldModel],
 ) -> TokenStream {
     let rt = rt();
-    let serde_crate = format!("{rt}::serde").replace(' ', "");
+    let serde_crate = "::harness_runtime::__private::serde";
     let doc = doc(doc_text);
     let field_decls = fields.iter().map(|field| {
         let ident = to_ident(&field.ident);
@@ -151,8 +155,8 @@ fn struct_with_validator(
             Presence::Optional => quote! {
                 #doc
                 #rename
-                #[serde(skip_serializing_if = "::core::option::Option::is_none")]
-                pub #ident: ::core::option::Option<#ty>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub #ident: Option<#ty>,
             },
             _ => quote! {
                 #doc
@@ -169,24 +173,24 @@ fn struct_with_validator(
         let absent = match &field.presence {
             Presence::Required => quote! {{
                 errors.missing(path.field(#json_name));
-                ::core::option::Option::None
+                None
             }},
             Presence::Optional => {
-                quote!(::core::option::Option::Some(::core::option::Option::None))
+                quote!(Some(None))
             }
             Presence::Default(value) => {
                 let literal = default_literal(&field.ty, value);
-                quote!(::core::option::Option::Some(#literal))
+                quote!(Some(#literal))
             }
         };
         let present = match field.presence {
-            Presence::Optional => quote!((#parse).map(::core::option::Option::Some)),
+            Presence::Optional => quote!((#parse).map(Some)),
             _ => parse,
         };
         quote! {
             let #ident = match object.get(#json_name) {
-                ::core::option::Option::Some(value) => #present,
-                ::core::option::Option::None => #absent,
+                Some(value) => #present,
+                None => #absent,
             };
         }
     });
@@ -208,10 +212,10 @@ fn struct_with_validator(
                 object: &#rt::JsonObject,
                 path: #rt::ArgPath<'_>,
                 errors: &mut #rt::ArgErrors,
-            ) -> ::core::option::Option<Self> {
+            ) -> Option<Self> {
                 #rt::reject_unknown_fields(object, path, &[#(#allowed),*], errors);
                 #(#bindings)*
-                ::core::option::Option::Some(Self { #(#assemble),* })
+                Some(Self { #(#assemble),* })
             }
         }
 
@@ -240,7 +244,7 @@ fn nested_types(ty: &TypeModel) -> TokenStream {
 
 fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
     let rt = rt();
-    let serde_crate = format!("{rt}::serde").replace(' ', "");
+    let serde_crate = "::harness_runtime::__private::serde";
     let name = format_ident!("{}", type_name);
     let idents: Vec<_> = variants
         .iter()
@@ -276,9 +280,9 @@ fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
                 value: &#rt::serde_json::Value,
                 path: #rt::ArgPath<'_>,
                 errors: &mut #rt::ArgErrors,
-            ) -> ::core::option::Option<Self> {
+            ) -> Option<Self> {
                 match value.as_str() {
-                    #(::core::option::Option::Some(#values) => ::core::option::Option::Some(Self::#idents),)*
+                    #(Some(#values) => Some(Self::#idents),)*
                     _ => #rt::not_a_member(value, path, Self::VALUES, errors),
                 }
             }
@@ -288,7 +292,7 @@ fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
 
 fn rust_type(ty: &TypeModel) -> TokenStream {
     match ty {
-        TypeModel::String { .. } => quote!(::std::string::String),
+        TypeModel::String { .. } => quote!(String),
         TypeModel::Integer { repr, .. } => {
             let repr = format_ident!("{}", repr.rust_type());
             quote!(#repr)
@@ -301,7 +305,7 @@ fn rust_type(ty: &TypeModel) -> TokenStream {
         }
         TypeModel::Array { items, .. } => {
             let item = rust_type(items);
-            quote!(::std::vec::Vec<#item>)
+            quote!(Vec<#item>)
         }
     }
 }
@@ -324,14 +328,14 @@ fn parse_expr(ty: &TypeModel, value: TokenStream, path: TokenStream) -> TokenStr
                     #rt::string(#value, #path, &#rt::StringRules {
                         min_length: #min_length,
                         max_length: #max_length,
-                        pattern: ::core::option::Option::Some((&*PATTERN, #pattern)),
+                        pattern: Some((&*PATTERN, #pattern)),
                     }, errors)
                 }},
                 None => quote! {
                     #rt::string(#value, #path, &#rt::StringRules {
                         min_length: #min_length,
                         max_length: #max_length,
-                        pattern: ::core::option::Option::None,
+                        pattern: None,
                     }, errors)
                 },
             }
@@ -393,7 +397,7 @@ fn parse_expr(ty: &TypeModel, value: TokenStream, path: TokenStream) -> TokenStr
 fn default_literal(ty: &TypeModel, value: &serde_json::Value) -> TokenStream {
     match (ty, value) {
         (TypeModel::String { .. }, serde_json::Value::String(text)) => {
-            quote!(::std::string::String::from(#text))
+            quote!(String::from(#text))
         }
         (TypeModel::Integer { repr, .. }, serde_json::Value::Number(number)) => {
             let literal: Literal = format!("{}{}", number, repr.rust_type())
@@ -423,7 +427,7 @@ fn default_literal(ty: &TypeModel, value: &serde_json::Value) -> TokenStream {
         }
         (TypeModel::Array { items, .. }, serde_json::Value::Array(values)) => {
             let values = values.iter().map(|value| default_literal(items, value));
-            quote!(::std::vec![#(#values),*])
+            quote!(vec![#(#values),*])
         }
         _ => unreachable!("the model checked every default against its type"),
     }
@@ -448,9 +452,9 @@ fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
     quote! {
         #trait_doc
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        pub trait #trait_name: ::core::marker::Send + ::core::marker::Sync + 'static {
+        pub trait #trait_name: Send + Sync + 'static {
             /// The result: a serializable value; a JSON object becomes structuredContent.
-            type Output: #rt::serde::Serialize + ::core::marker::Send;
+            type Output: #rt::serde::Serialize + Send;
 
             /// Runs one call with validated arguments.
             fn #method(
@@ -458,8 +462,8 @@ fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
                 args: #args,
                 ctx: #rt::CallContext,
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<Self::Output, #rt::ToolError>,
-            > + ::core::marker::Send;
+                Output = Result<Self::Output, #rt::ToolError>,
+            > + Send;
         }
     }
 }
@@ -472,15 +476,15 @@ fn tools_trait(model: &Model) -> TokenStream {
         .collect();
     quote! {
         /// Every tool body of the manifest; implemented for any type that implements them all.
-        pub trait Tools: #(#bounds +)* ::core::marker::Send + ::core::marker::Sync + 'static {}
+        pub trait Tools: #(#bounds +)* Send + Sync + 'static {}
 
-        impl<T> Tools for T where T: #(#bounds +)* ::core::marker::Send + ::core::marker::Sync + 'static {}
+        impl<T> Tools for T where T: #(#bounds +)* Send + Sync + 'static {}
     }
 }
 
 fn harness(model: &Model) -> TokenStream {
     let rt = rt();
-    let arms = model.tools.iter().map(|tool| {
+    let arms: Vec<_> = model.tools.iter().map(|tool| {
         let name = &tool.name;
         let trait_name = format_ident!("{}", tool.trait_name);
         let method = to_ident(&tool.module);
@@ -488,19 +492,34 @@ fn harness(model: &Model) -> TokenStream {
         quote! {
             #name => call.run(#name, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,
         }
-    });
+    }).collect();
+    let dispatch = if arms.is_empty() {
+        quote! {
+            let (name, _call) = #rt::Call::split(request, context);
+            Err(#rt::unknown_tool(&name))
+        }
+    } else {
+        quote! {
+            let (name, call) = #rt::Call::split(request, context);
+            let result = match name.as_ref() {
+                #(#arms)*
+                other => return Err(#rt::unknown_tool(other)),
+            };
+            Ok(result.into())
+        }
+    };
     quote! {
         /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
         pub struct Harness<T> {
-            tools: ::std::sync::Arc<T>,
-            definitions: ::std::sync::Arc<[#rt::rmcp::model::Tool]>,
+            tools: Arc<T>,
+            definitions: Arc<[#rt::rmcp::model::Tool]>,
         }
 
-        impl<T> ::core::clone::Clone for Harness<T> {
+        impl<T> Clone for Harness<T> {
             fn clone(&self) -> Self {
                 Self {
-                    tools: ::std::sync::Arc::clone(&self.tools),
-                    definitions: ::std::sync::Arc::clone(&self.definitions),
+                    tools: Arc::clone(&self.tools),
+                    definitions: Arc::clone(&self.definitions),
                 }
             }
         }
@@ -509,7 +528,7 @@ fn harness(model: &Model) -> TokenStream {
             /// A server whose tool bodies are `tools`.
             pub fn new(tools: T) -> Self {
                 Self {
-                    tools: ::std::sync::Arc::new(tools),
+                    tools: Arc::new(tools),
                     definitions: TOOLS.iter().map(#rt::ToolSpec::to_tool).collect(),
                 }
             }
@@ -538,10 +557,10 @@ fn harness(model: &Model) -> TokenStream {
 
             async fn list_tools(
                 &self,
-                _request: ::core::option::Option<#rt::rmcp::model::PaginatedRequestParams>,
+                _request: Option<#rt::rmcp::model::PaginatedRequestParams>,
                 _context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
-            ) -> ::core::result::Result<#rt::rmcp::model::ListToolsResult, #rt::rmcp::model::ErrorData> {
-                ::core::result::Result::Ok(#rt::rmcp::model::ListToolsResult::with_all_items(
+            ) -> Result<#rt::rmcp::model::ListToolsResult, #rt::rmcp::model::ErrorData> {
+                Ok(#rt::rmcp::model::ListToolsResult::with_all_items(
                     self.definitions.to_vec(),
                 ))
             }
@@ -550,13 +569,8 @@ fn harness(model: &Model) -> TokenStream {
                 &self,
                 request: #rt::rmcp::model::CallToolRequestParams,
                 context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
-            ) -> ::core::result::Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
-                let (name, call) = #rt::Call::split(request, context);
-                let result = match name.as_ref() {
-                    #(#arms)*
-                    other => return ::core::result::Result::Err(#rt::unknown_tool(other)),
-                };
-                ::core::result::Result::Ok(result.into())
+            ) -> Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
+                #dispatch
             }
         }
     }

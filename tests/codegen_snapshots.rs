@@ -1,0 +1,84 @@
+//! Snapshots of every generated artifact (the default manifest and every good fixture) and
+//! of the rendered errors of every bad fixture. A policy or schema change shows up here as
+//! a reviewable diff; `cargo insta review` accepts it.
+
+use std::path::Path;
+
+use harness_codegen::{EmitOptions, generate};
+
+fn options(manifest_name: &str) -> EmitOptions {
+    EmitOptions {
+        manifest_name: manifest_name.to_owned(),
+        ..EmitOptions::default()
+    }
+}
+
+fn fixture_name(path: &Path) -> String {
+    let parent = path.parent().and_then(Path::file_name).expect("fixture dir");
+    let file = path.file_name().expect("fixture file");
+    format!("{}/{}", parent.to_string_lossy(), file.to_string_lossy())
+}
+
+#[test]
+fn default_manifest_artifacts() {
+    let source = std::fs::read_to_string("harness.toml").expect("harness.toml");
+    let artifacts = generate(&source, &options("harness.toml")).expect("harness.toml is valid");
+    for (path, text) in artifacts {
+        insta::assert_snapshot!(format!("default__{path}"), text);
+    }
+}
+
+#[test]
+fn good_fixture_artifacts() {
+    insta::glob!("fixtures/good/*.toml", |path| {
+        let source = std::fs::read_to_string(path).expect("fixture");
+        let name = fixture_name(path);
+        let artifacts = generate(&source, &options(&name))
+            .unwrap_or_else(|errors| panic!("{name} should be valid:\n{errors}"));
+        for (artifact, text) in artifacts {
+            insta::assert_snapshot!(artifact, text);
+        }
+    });
+}
+
+#[test]
+fn bad_fixture_errors() {
+    insta::glob!("fixtures/bad/*.toml", |path| {
+        let source = std::fs::read_to_string(path).expect("fixture");
+        let name = fixture_name(path);
+        let errors = match generate(&source, &options(&name)) {
+            Ok(_) => panic!("{name} should be refused"),
+            Err(errors) => errors,
+        };
+        // Every diagnostic must be located in the file, not only described.
+        for (diagnostic, location) in errors.diagnostics().iter().zip(errors.locations()) {
+            assert!(location.is_some(), "{name}: unlocated error: {}", diagnostic.message);
+        }
+        insta::assert_snapshot!(errors.render_plain());
+    });
+}
+
+#[test]
+fn several_errors_are_all_reported() {
+    let source = std::fs::read_to_string("tests/fixtures/bad/several_errors.toml").unwrap();
+    let errors = generate(&source, &options("several_errors.toml")).unwrap_err();
+    let messages: Vec<&str> = errors.diagnostics().iter().map(|d| d.message.as_str()).collect();
+    for expected in [
+        "server name is empty",
+        "bind is not an IP address with a port",
+        "path is not an absolute URL path",
+        "tool description is empty",
+        "`pattern` does not apply to type `integer`",
+        "duplicate argument `id`",
+        "the lower bound (2.5) does not lie below the upper bound (1.0)",
+        "an enum needs `values`",
+        "an array argument needs `items`",
+        "array items cannot be of type `object`",
+        "an object argument needs `fields`",
+        "minimum of an integer argument must be an integer, not 1.5",
+        "a required argument cannot have a default",
+        "duplicate tool `lookup`",
+    ] {
+        assert!(messages.contains(&expected), "missing {expected:?} in {messages:#?}");
+    }
+}
