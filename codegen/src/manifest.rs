@@ -242,7 +242,8 @@ pub struct Argument {
     /// Whether the argument must be given; true unless a `default` is given.
     pub required: Option<bool>,
     /// The value used when the argument is absent (makes it optional).
-    #[schemars(with = "serde_json::Value")]
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
     pub default: Option<toml::Value>,
     /// Enum members (type `enum`).
     pub values: Option<Vec<String>>,
