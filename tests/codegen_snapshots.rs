@@ -14,7 +14,10 @@ fn options(manifest_name: &str) -> EmitOptions {
 }
 
 fn fixture_name(path: &Path) -> String {
-    let parent = path.parent().and_then(Path::file_name).expect("fixture dir");
+    let parent = path
+        .parent()
+        .and_then(Path::file_name)
+        .expect("fixture dir");
     let file = path.file_name().expect("fixture file");
     format!("{}/{}", parent.to_string_lossy(), file.to_string_lossy())
 }
@@ -52,7 +55,11 @@ fn bad_fixture_errors() {
         };
         // Every diagnostic must be located in the file, not only described.
         for (diagnostic, location) in errors.diagnostics().iter().zip(errors.locations()) {
-            assert!(location.is_some(), "{name}: unlocated error: {}", diagnostic.message);
+            assert!(
+                location.is_some(),
+                "{name}: unlocated error: {}",
+                diagnostic.message
+            );
         }
         insta::assert_snapshot!(errors.render_plain());
     });
@@ -62,7 +69,11 @@ fn bad_fixture_errors() {
 fn several_errors_are_all_reported() {
     let source = std::fs::read_to_string("tests/fixtures/bad/several_errors.toml").unwrap();
     let errors = generate(&source, &options("several_errors.toml")).unwrap_err();
-    let messages: Vec<&str> = errors.diagnostics().iter().map(|d| d.message.as_str()).collect();
+    let messages: Vec<&str> = errors
+        .diagnostics()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
     for expected in [
         "server name is empty",
         "bind is not an IP address with a port",
@@ -79,6 +90,9 @@ fn several_errors_are_all_reported() {
         "a required argument cannot have a default",
         "duplicate tool `lookup`",
     ] {
-        assert!(messages.contains(&expected), "missing {expected:?} in {messages:#?}");
+        assert!(
+            messages.contains(&expected),
+            "missing {expected:?} in {messages:#?}"
+        );
     }
 }

@@ -216,8 +216,28 @@ pub enum TypeModel {
 
 /// Names the generated module defines or uses unqualified; a tool or type may not take them.
 const RESERVED_TYPE_NAMES: &[&str] = &[
-    "Harness", "Tools", "Arc", "Box", "Clone", "Copy", "Debug", "Default", "Eq", "Err", "Future",
-    "Hash", "None", "Ok", "Option", "PartialEq", "Result", "Send", "Some", "String", "Sync", "Vec",
+    "Harness",
+    "Tools",
+    "Arc",
+    "Box",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Eq",
+    "Err",
+    "Future",
+    "Hash",
+    "None",
+    "Ok",
+    "Option",
+    "PartialEq",
+    "Result",
+    "Send",
+    "Some",
+    "String",
+    "Sync",
+    "Vec",
 ];
 
 /// Builds the model from a parsed manifest, or returns every problem found.

@@ -6,7 +6,9 @@ use std::path::Path;
 use serde_json::Value;
 
 fn workspace_file(relative: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(relative)
 }
 
 fn schema_validator() -> jsonschema::Validator {
@@ -23,7 +25,8 @@ fn toml_as_json(relative: &str) -> Value {
 
 #[test]
 fn committed_schema_is_current() {
-    let committed = std::fs::read_to_string(workspace_file("harness.schema.json")).expect("committed");
+    let committed =
+        std::fs::read_to_string(workspace_file("harness.schema.json")).expect("committed");
     assert!(
         committed == harness_codegen::manifest_json_schema(),
         "harness.schema.json is stale: run `cargo run -p harness-codegen -- schema > harness.schema.json`"
@@ -40,7 +43,10 @@ fn schema_accepts_every_valid_manifest() {
     }
     for manifest in manifests {
         let instance = toml_as_json(&manifest);
-        let errors: Vec<String> = validator.iter_errors(&instance).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "{manifest}: {errors:#?}");
     }
 }
@@ -49,8 +55,14 @@ fn schema_accepts_every_valid_manifest() {
 fn schema_refuses_unknown_keys_like_the_parser() {
     let validator = schema_validator();
     let instance = toml_as_json("tests/fixtures/bad/unknown_key.toml");
-    let errors: Vec<String> = validator.iter_errors(&instance).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
     for key in ["colour", "read_only", "maximun"] {
-        assert!(errors.iter().any(|error| error.contains(key)), "{key} not refused: {errors:#?}");
+        assert!(
+            errors.iter().any(|error| error.contains(key)),
+            "{key} not refused: {errors:#?}"
+        );
     }
 }
