@@ -739,17 +739,17 @@ impl ModelBuilder {
             "max_length",
             path,
         );
-        if let Some(pattern) = spec.pattern {
-            if let Err(error) = regex::Regex::new(pattern) {
-                let reason = error.to_string();
-                let reason = reason.lines().last().unwrap_or("invalid").trim().to_owned();
-                self.error(
+        if let Some(pattern) = spec.pattern
+            && let Err(error) = regex::Regex::new(pattern)
+        {
+            let reason = error.to_string();
+            let reason = reason.lines().last().unwrap_or("invalid").trim().to_owned();
+            self.error(
                     Diagnostic::value(path.key("pattern"), format!("pattern does not compile: {reason}"))
                         .label("invalid regular expression")
                         .help("use the syntax of the `regex` crate, which JSON Schema validators also accept (no look-around or back-references)"),
                 );
-                ok = false;
-            }
+            ok = false;
         }
         ok.then(|| TypeModel::String {
             min_length: spec.min_length,
@@ -900,18 +900,24 @@ impl ModelBuilder {
         let high = maximum
             .map(|v| (v, false))
             .or(exclusive_maximum.map(|v| (v, true)));
-        if let (Some((low, low_open)), Some((high, high_open))) = (low, high) {
-            if low > high || (low == high && (low_open || high_open)) {
-                ok = false;
-                self.error(
-                    Diagnostic::value(
-                        path.key(if minimum.is_some() { "minimum" } else { "exclusive_minimum" }),
-                        format!("the lower bound ({low:?}) does not lie below the upper bound ({high:?})"),
-                    )
-                    .label("no number can satisfy both")
-                    .help("make the lower bound smaller than the upper bound"),
-                );
-            }
+        if let (Some((low, low_open)), Some((high, high_open))) = (low, high)
+            && (low > high || (low == high && (low_open || high_open)))
+        {
+            ok = false;
+            self.error(
+                Diagnostic::value(
+                    path.key(if minimum.is_some() {
+                        "minimum"
+                    } else {
+                        "exclusive_minimum"
+                    }),
+                    format!(
+                        "the lower bound ({low:?}) does not lie below the upper bound ({high:?})"
+                    ),
+                )
+                .label("no number can satisfy both")
+                .help("make the lower bound smaller than the upper bound"),
+            );
         }
         ok.then_some(TypeModel::Number {
             minimum,

@@ -53,10 +53,11 @@ impl<'i> SourceMap<'i> {
             let Some((key_span, value)) = found else {
                 break;
             };
-            if position == last && target == Target::Key {
-                if let Some(span) = key_span {
-                    return Some(span);
-                }
+            if position == last
+                && target == Target::Key
+                && let Some(span) = key_span
+            {
+                return Some(span);
             }
             best = value.span();
             node = Node::of(value.get_ref());

@@ -214,14 +214,14 @@ pub fn string(
             ok = false;
         }
     }
-    if let Some((regex, source)) = rules.pattern {
-        if !regex.is_match(text) {
-            errors.push(
-                path,
-                format!("must match the pattern {source}, got {}", describe(value)),
-            );
-            ok = false;
-        }
+    if let Some((regex, source)) = rules.pattern
+        && !regex.is_match(text)
+    {
+        errors.push(
+            path,
+            format!("must match the pattern {source}, got {}", describe(value)),
+        );
+        ok = false;
     }
     ok.then(|| text.clone())
 }
