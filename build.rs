@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("{error}");
-            println!("cargo::error=harness.toml cannot be built; every problem is listed above");
+            println!("cargo::error=harness.toml cannot be built; every problem is listed below");
             ExitCode::FAILURE
         }
     }

@@ -66,9 +66,21 @@ pub fn load(source: &str, file_name: &str) -> Result<Model, ManifestErrors> {
             map.as_ref(),
             diagnostics,
         )),
-        Ok(parsed) => model::build(&parsed.manifest).map_err(|diagnostics| {
-            ManifestErrors::new(file_name, source, Some(&parsed.source_map), diagnostics)
-        }),
+        Ok(parsed) => {
+            let mut diagnostics = parsed.unknown_keys;
+            let model = model::build(&parsed.manifest)
+                .map_err(|errors| diagnostics.extend(errors))
+                .ok();
+            match model {
+                Some(model) if diagnostics.is_empty() => Ok(model),
+                _ => Err(ManifestErrors::new(
+                    file_name,
+                    source,
+                    Some(&parsed.source_map),
+                    diagnostics,
+                )),
+            }
+        }
     }
 }
 

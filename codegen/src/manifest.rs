@@ -298,14 +298,17 @@ pub struct Items {
     pub pattern: Option<String>,
 }
 
-/// A parsed manifest together with the spans needed to report errors in it.
+/// A parsed manifest together with the spans needed to report errors in it, and the
+/// unknown keys found (errors, but the rest of the manifest can still be checked).
 pub struct Parsed<'i> {
     pub(crate) manifest: Manifest,
     pub(crate) source_map: SourceMap<'i>,
+    pub(crate) unknown_keys: Vec<Diagnostic>,
 }
 
-/// Parses `source`; on failure returns every syntax error, type error and unknown key found,
-/// along with the span map when the TOML itself was readable.
+/// Parses `source`. Unknown keys do not stop the parse (they come back in
+/// [`Parsed::unknown_keys`]); syntax and type errors do, and come back with every unknown key
+/// found before them and the span map when the TOML itself was readable.
 pub(crate) fn parse(source: &str) -> Result<Parsed<'_>, (Option<SourceMap<'_>>, Vec<Diagnostic>)> {
     let (table, syntax_errors) = DeTable::parse_recoverable(source);
     if !syntax_errors.is_empty() {
@@ -327,11 +330,11 @@ pub(crate) fn parse(source: &str) -> Result<Parsed<'_>, (Option<SourceMap<'_>>, 
     });
     let mut diagnostics = unknown;
     match result {
-        Ok(manifest) if diagnostics.is_empty() => Ok(Parsed {
+        Ok(manifest) => Ok(Parsed {
             manifest,
             source_map,
+            unknown_keys: diagnostics,
         }),
-        Ok(_) => Err((Some(source_map), diagnostics)),
         Err(error) => {
             diagnostics.push(
                 Diagnostic::at_span(error.span(), error.message().to_owned())

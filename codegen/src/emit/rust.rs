@@ -487,6 +487,10 @@ fn tools_trait(model: &Model) -> TokenStream {
         .collect();
     quote! {
         /// Every tool body of the manifest; implemented for any type that implements them all.
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` does not implement every tool body of the manifest",
+            note = "the other errors name each missing tool and the file its body belongs in"
+        )]
         pub trait Tools: #(#bounds +)* Send + Sync + 'static {}
 
         impl<T> Tools for T where T: #(#bounds +)* Send + Sync + 'static {}

@@ -1,0 +1,218 @@
+//! The user's loop through real `cargo build`s of a fresh package that uses the harness:
+//! a missing tool body fails the build naming the file to write; `scaffold` writes stubs
+//! and never overwrites; the scaffolded package builds with warnings denied and serves; a
+//! body trait left unimplemented is a compile error naming the file; a bad manifest fails
+//! the build with every error listed and located.
+//!
+//! It builds in target/user-workflow (its own target dir, reused between runs).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use harness_codegen::scaffold::{Scaffolded, scaffold};
+
+const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
+
+fn workspace(relative: &str) -> PathBuf {
+    Path::new(WORKSPACE).join(relative)
+}
+
+fn target_dir() -> PathBuf {
+    workspace("target/user-workflow")
+}
+
+fn cargo_build(project: &Path) -> Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    Command::new(cargo)
+        .args(["build", "--offline"])
+        .current_dir(project)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("RUSTFLAGS", "-D warnings")
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cargo runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn create_project() -> PathBuf {
+    let project = target_dir().join("project");
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    let manifest = format!(
+        r#"[package]
+name = "workflow-server"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+harness-runtime = {{ path = "{ws}/runtime" }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = {{ version = "1", features = ["preserve_order"] }}
+
+[build-dependencies]
+harness-codegen = {{ path = "{ws}/codegen" }}
+"#,
+        ws = WORKSPACE
+    );
+    std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
+    // The same lock as the workspace, so the build resolves offline to the same versions.
+    std::fs::copy(workspace("Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    std::fs::copy(workspace("build.rs"), project.join("build.rs")).unwrap();
+    std::fs::copy(workspace("src/main.rs"), project.join("src/main.rs")).unwrap();
+    std::fs::copy(
+        workspace("tests/fixtures/good/all_types.toml"),
+        project.join("harness.toml"),
+    )
+    .unwrap();
+    project
+}
+
+const PING_BODY: &str = r#"//! Hand-written before scaffolding: scaffold must keep it.
+
+use harness_runtime::{CallContext, ToolError};
+
+use crate::generated::{PingV2, PingV2Args};
+use crate::tools::Toolbox;
+
+impl PingV2 for Toolbox {
+    type Output = String;
+
+    async fn ping_v2(&self, _args: PingV2Args, _ctx: CallContext) -> Result<String, ToolError> {
+        Ok("pong".to_owned())
+    }
+}
+"#;
+
+fn stdio_session(binary: &Path, calls: &[&str]) -> String {
+    let mut child = Command::new(binary)
+        .args(["serve", "--transport", "stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the built server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"test","version":"1"}}}}}}"#).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    for call in calls {
+        writeln!(stdin, "{call}").unwrap();
+    }
+    // Give the calls time to be answered before closing stdin ends the session.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn build_scaffold_implement_and_break() {
+    let project = create_project();
+
+    // 1. No bodies yet: the build script names every file to write and how to scaffold.
+    let output = cargo_build(&project);
+    assert!(!output.status.success(), "must fail without tool bodies");
+    let text = stderr(&output);
+    assert!(
+        text.contains("tool `search-logs` has no body: create src/tools/search_logs.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tool `ping.v2` has no body: create src/tools/ping_v2.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cargo run -p harness-codegen -- scaffold"),
+        "{text}"
+    );
+
+    // 2. Scaffold creates what is missing and keeps what exists.
+    let tools_dir = project.join("src/tools");
+    std::fs::create_dir_all(&tools_dir).unwrap();
+    std::fs::write(tools_dir.join("ping_v2.rs"), PING_BODY).unwrap();
+    let source = std::fs::read_to_string(project.join("harness.toml")).unwrap();
+    let model = harness_codegen::load(&source, "harness.toml").expect("fixture is valid");
+    let report = scaffold(&model, &tools_dir).unwrap();
+    assert_eq!(
+        report,
+        vec![
+            Scaffolded::Created(tools_dir.join("mod.rs")),
+            Scaffolded::Created(tools_dir.join("search_logs.rs")),
+            Scaffolded::Kept(tools_dir.join("ping_v2.rs")),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(tools_dir.join("ping_v2.rs")).unwrap(),
+        PING_BODY
+    );
+    let again = scaffold(&model, &tools_dir).unwrap();
+    assert!(
+        again
+            .iter()
+            .all(|entry| matches!(entry, Scaffolded::Kept(_))),
+        "{again:?}"
+    );
+
+    // 3. The scaffolded package builds with warnings denied, and serves.
+    let output = cargo_build(&project);
+    assert!(
+        output.status.success(),
+        "scaffolded package must build:\n{}",
+        stderr(&output)
+    );
+    let binary = target_dir().join("debug/workflow-server");
+    let replies = stdio_session(
+        &binary,
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping.v2","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search-logs","arguments":{"query":"x"}}}"#,
+        ],
+    );
+    assert!(replies.contains(r#""text":"pong""#), "{replies}");
+    assert!(
+        replies.contains(r#""error_code":"NotImplemented""#),
+        "the stub answers: {replies}"
+    );
+
+    // 4. A body file without its impl: rustc says which tool and which file.
+    std::fs::write(tools_dir.join("search_logs.rs"), "//! Not written yet.\n").unwrap();
+    let output = cargo_build(&project);
+    assert!(!output.status.success());
+    let text = stderr(&output);
+    assert!(
+        text.contains("tool `search-logs` has no body for `Toolbox`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("write `impl SearchLogs for Toolbox` in src/tools/search_logs.rs"),
+        "{text}"
+    );
+
+    // 5. A bad manifest fails the build with every error, located.
+    let broken = source.replace(
+        "[[tools]]\nname = \"ping.v2\"",
+        "[[tools]]\nname = \"search-logs\"\ncolour = \"red\"",
+    );
+    assert_ne!(broken, source, "the fixture layout changed");
+    std::fs::write(project.join("harness.toml"), broken).unwrap();
+    let output = cargo_build(&project);
+    assert!(!output.status.success());
+    let text = stderr(&output);
+    assert!(text.contains("error: unknown key `colour`"), "{text}");
+    assert!(
+        text.contains("error: duplicate tool `search-logs`"),
+        "{text}"
+    );
+    assert!(text.contains("--> harness.toml:"), "{text}");
+    assert!(text.contains("harness.toml has 2 errors"), "{text}");
+}
