@@ -1,32 +1,17 @@
 //! End to end: start the built server binary and drive it with rmcp's real MCP client over
-//! stdio and over streamable HTTP. Every case of the issue is checked on both transports.
+//! stdio and over streamable HTTP. Every case of the core issue is checked on both
+//! transports, and so is the audit file the calls leave behind.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use harness_test_support::{
+    Client, HttpServer, assert_trace_id, audit_records, call, scratch_dir, stdio_client, text,
+};
+use rmcp::model::ErrorCode;
+use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn call(
-    client: &Client,
-    tool: &str,
-    arguments: Value,
-) -> Result<CallToolResult, ServiceError> {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let Value::Object(arguments) = arguments {
-        params = params.with_arguments(arguments);
-    }
-    client.call_tool(params).await
-}
 
 /// Calls the tool and returns (isError, structuredContent).
 async fn call_ok(client: &Client, arguments: Value) -> (bool, Value) {
@@ -38,23 +23,11 @@ async fn call_ok(client: &Client, arguments: Value) -> (bool, Value) {
         .clone()
         .expect("structuredContent");
     // The text content carries the same JSON, for clients that ignore structuredContent.
-    let text = result.content[0]
-        .as_text()
-        .expect("text content")
-        .text
-        .clone();
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), structured);
-    (result.is_error == Some(true), structured)
-}
-
-fn assert_trace_id(envelope: &Value) {
-    let trace = envelope["trace_id"].as_str().expect("trace_id");
-    assert!(
-        trace.len() == 12
-            && trace.starts_with("mcp-")
-            && trace[4..].chars().all(|c| c.is_ascii_hexdigit()),
-        "{trace}"
+    assert_eq!(
+        serde_json::from_str::<Value>(text(&result)).unwrap(),
+        structured
     );
+    (result.is_error == Some(true), structured)
 }
 
 async fn assert_invalid(client: &Client, arguments: Value, expected: &str) {
@@ -76,7 +49,7 @@ async fn exercise(client: Client) {
     assert_eq!(implementation.name, "llmkb-readonly-monitor");
 
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 1);
+    assert_eq!(tools.len(), 1, "seed 004's server lists exactly one tool");
     let tool = &tools[0];
     assert_eq!(tool.name, "get_incident_snapshot");
     let annotations = tool.annotations.as_ref().expect("annotations");
@@ -170,89 +143,67 @@ async fn exercise(client: Client) {
     client.cancel().await.expect("clean shutdown");
 }
 
+/// The calls of `exercise`, as seed 004's audit records them.
+fn assert_audit(path: &Path) {
+    let records = audit_records(path);
+    let outcomes: Vec<&str> = records
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    let mut expected = vec!["ok", "ok"];
+    expected.extend(["invalid_arguments"; 8]);
+    expected.push("not_found");
+    assert_eq!(
+        outcomes, expected,
+        "one record per call, unknown tools excluded"
+    );
+    let keys: Vec<&str> = records[0].keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "args_sha256",
+            "call_id",
+            "duration_ms",
+            "outcome",
+            "schema_version",
+            "timestamp",
+            "tool"
+        ]
+    );
+    // seed 004's verifier: sha256 of {"incident_id":42,"view":"summary"}, defaults applied
+    // (the digest computed with Python's hashlib).
+    let summary_digest = "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9";
+    assert_eq!(records[0]["args_sha256"], summary_digest);
+    assert_ne!(
+        records[1]["args_sha256"], summary_digest,
+        "the signals view hashes differently"
+    );
+}
+
 #[tokio::test]
 async fn stdio_transport() {
-    let transport =
-        TokioChildProcess::new(tokio::process::Command::new(SERVER).configure(|command| {
-            command
-                .args(["serve", "--transport", "stdio"])
-                .stderr(Stdio::null());
-        }))
-        .expect("server starts");
-    let client = ().serve(transport).await.expect("initialize over stdio");
-    exercise(client).await;
-}
-
-/// A server process on a free loopback port, killed when dropped.
-struct HttpServer {
-    child: std::process::Child,
-    port: u16,
-}
-
-impl HttpServer {
-    fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = std::process::Command::new(SERVER)
-            .args([
-                "serve",
-                "--transport",
-                "streamable-http",
-                "--bind",
-                &format!("127.0.0.1:{port}"),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("server starts");
-        let server = Self { child, port };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while server.get("/health").is_none() {
-            assert!(Instant::now() < deadline, "server never became healthy");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    /// A plain HTTP/1.1 GET, returning (status line, body).
-    fn get(&self, path: &str) -> Option<(String, String)> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        )
-        .ok()?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response).ok()?;
-        let (head, body) = response.split_once("\r\n\r\n")?;
-        Some((head.lines().next()?.to_owned(), body.to_owned()))
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    let audit = scratch_dir("e2e-stdio").join("audit.jsonl");
+    exercise(stdio_client(SERVER, &audit).await).await;
+    assert_audit(&audit);
 }
 
 #[tokio::test]
 async fn streamable_http_transport() {
-    let server = HttpServer::start();
+    let audit = scratch_dir("e2e-http").join("audit.jsonl");
+    let server = HttpServer::start(SERVER, &audit);
+    assert_eq!(
+        std::fs::read_to_string(&audit).unwrap(),
+        "",
+        "created empty before any call"
+    );
     let (status, body) = server.get("/health").expect("health answers");
     assert!(status.contains(" 200 "), "{status}");
     assert_eq!(
         serde_json::from_str::<Value>(&body).unwrap(),
         json!({"status": "ok"})
     );
-
-    let transport =
-        StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{}/mcp", server.port));
-    let client = ().serve(transport).await.expect("initialize over streamable HTTP");
-    exercise(client).await;
+    exercise(server.client("/mcp").await).await;
+    assert_audit(&audit);
 }
 
 #[test]
@@ -268,4 +219,18 @@ fn tools_command_prints_the_published_list() {
         listing["tools"][0]["inputSchema"]["properties"]["incident_id"]["maximum"],
         999_999
     );
+}
+
+#[test]
+fn serve_refuses_to_start_without_its_audit_log() {
+    let blocker = scratch_dir("e2e-no-audit").join("a-file");
+    std::fs::write(&blocker, "").unwrap();
+    let output = std::process::Command::new(SERVER)
+        .args(["serve", "--transport", "stdio", "--audit-path"])
+        .arg(blocker.join("audit.jsonl"))
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot create the audit log"), "{stderr}");
 }

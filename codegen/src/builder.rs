@@ -72,7 +72,10 @@ pub fn load(source: &str, file_name: &str) -> Result<Model, ManifestErrors> {
                 .map_err(|errors| diagnostics.extend(errors))
                 .ok();
             match model {
-                Some(model) if diagnostics.is_empty() => Ok(model),
+                Some(mut model) if diagnostics.is_empty() => {
+                    model.manifest_sha256 = sha256_hex(source);
+                    Ok(model)
+                }
                 _ => Err(ManifestErrors::new(
                     file_name,
                     source,
@@ -82,6 +85,12 @@ pub fn load(source: &str, file_name: &str) -> Result<Model, ManifestErrors> {
             }
         }
     }
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Generates every artifact from manifest text.
@@ -170,6 +179,7 @@ pub fn missing_bodies(model: &Model, package_root: &Path, tools_dir: &str) -> Ve
     model
         .tools
         .iter()
+        .filter(|tool| tool.builtin.is_none())
         .map(|tool| MissingBody {
             tool: tool.name.clone(),
             file: Path::new(tools_dir).join(format!("{}.rs", tool.module)),

@@ -22,6 +22,12 @@ pub struct Manifest {
     /// How `serve` listens unless the command line says otherwise.
     #[serde(default)]
     pub transport: Transport,
+    /// Settings every tool inherits.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// The audit log: one JSON line per call, for every outcome.
+    #[serde(default)]
+    pub audit: Audit,
     /// The tools the server publishes, in `tools/list` order.
     #[serde(default)]
     pub tools: Vec<Tool>,
@@ -39,6 +45,137 @@ pub struct Server {
     pub title: Option<String>,
     /// Instructions for the model, sent in the `initialize` result.
     pub instructions: Option<String>,
+    /// Publish the built-in read-only tools `health`, `ping` and `diagnostics`.
+    #[serde(default = "yes")]
+    #[schemars(default = "yes")]
+    pub register_builtins: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The `[defaults]` table.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Defaults {
+    /// Guard policies every tool inherits; a tool's own `guards` override them key by key.
+    #[serde(default)]
+    pub guards: Guards,
+}
+
+/// Guard policies at the tool boundary (seed 000's decorator arguments).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Guards {
+    /// Characters of output the model reads; longer output is cut, keeping JSON valid.
+    pub max_chars: Option<u64>,
+    /// Lines kept per string of output.
+    pub max_lines: Option<u64>,
+    /// Strip `<TAG>...</TAG>` blocks from output (default true). Control, ANSI, bidi and
+    /// zero-width characters are always stripped.
+    pub strip_xml: Option<bool>,
+    /// Answer a panicking body with an `InternalError` envelope (default true) rather than a
+    /// JSON-RPC internal error; the call is answered either way.
+    pub catch_unhandled: Option<bool>,
+    /// Sliding-window rate limit; refused calls never reach the body.
+    pub rate_limit: Option<RateLimit>,
+    /// Time limit of the body in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Table blockade: an array of at least `max_rows` objects is refused or summarized.
+    pub tabular: Option<Tabular>,
+}
+
+/// `rate_limit = { calls = 10, period_seconds = 60 }`.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RateLimit {
+    /// Calls admitted in any window.
+    pub calls: u32,
+    /// Window length in seconds.
+    pub period_seconds: Number,
+}
+
+/// `tabular = { max_rows = 50, action = "block" }`.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Tabular {
+    /// An array of at least this many objects is a table.
+    pub max_rows: u64,
+    /// What to do with a table (default `block`).
+    #[serde(default)]
+    pub action: TabularAction,
+}
+
+/// What the tabular blockade does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TabularAction {
+    /// Refuse the result with `TokenStarvationError`.
+    #[default]
+    Block,
+    /// Replace each table with a compact summary.
+    Summarize,
+}
+
+/// The `[audit]` table.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Audit {
+    /// The JSONL file (`serve --audit-path` overrides it); created before serving.
+    #[serde(default = "default_audit_path")]
+    #[schemars(default = "default_audit_path")]
+    pub path: String,
+    /// The `schema_version` of every record.
+    #[serde(default = "default_audit_schema_version")]
+    #[schemars(default = "default_audit_schema_version")]
+    pub schema_version: u32,
+    /// Optional fields added to seed 004's seven: `trace_id`, `error_code`.
+    #[serde(default)]
+    pub extra_fields: Vec<AuditField>,
+    /// When records reach the disk.
+    #[serde(default)]
+    pub fsync: Fsync,
+}
+
+impl Default for Audit {
+    fn default() -> Self {
+        Self {
+            path: default_audit_path(),
+            schema_version: default_audit_schema_version(),
+            extra_fields: Vec::new(),
+            fsync: Fsync::default(),
+        }
+    }
+}
+
+fn default_audit_path() -> String {
+    "/var/log/monitor-mcp/audit.jsonl".to_owned()
+}
+
+fn default_audit_schema_version() -> u32 {
+    1
+}
+
+/// An optional audit record field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditField {
+    /// The call's trace id.
+    TraceId,
+    /// The envelope's error code, on failures.
+    ErrorCode,
+}
+
+/// The audit fsync policy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Fsync {
+    /// One write per record; the OS flushes it.
+    #[default]
+    Never,
+    /// Flush every record to the disk before replying.
+    EveryRecord,
 }
 
 /// The `[transport]` table.
@@ -110,6 +247,9 @@ pub struct Tool {
     /// Behaviour hints published in `tools/list` (hints, not permissions).
     #[serde(default)]
     pub annotations: Annotations,
+    /// Guard policies of this tool, overriding `[defaults.guards]` key by key.
+    #[serde(default)]
+    pub guards: Guards,
     /// The tool's arguments, in order.
     #[serde(default)]
     pub arguments: Vec<Argument>,

@@ -8,7 +8,10 @@ use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, ManifestPath};
 use crate::ident::{self, IdentError};
-use crate::manifest::{self, ArgType, Argument, Items, Manifest, Number, TransportKind};
+use crate::manifest::{
+    self, ArgType, Argument, AuditField, Fsync, Guards, Items, Manifest, Number, TabularAction,
+    TransportKind,
+};
 
 /// A manifest that passed every check; the only input the emitters see.
 #[derive(Debug, Clone)]
@@ -17,9 +20,89 @@ pub struct Model {
     pub server: ServerModel,
     /// `[transport]`.
     pub transport: TransportModel,
-    /// `[[tools]]`, in manifest order.
+    /// `[audit]`.
+    pub audit: AuditModel,
+    /// `[[tools]]` in manifest order, then the built-in tools when registered.
     pub tools: Vec<ToolModel>,
+    /// sha256 (hex) of the manifest text, published by the `diagnostics` tool.
+    pub manifest_sha256: String,
 }
+
+/// The validated `[audit]` table.
+#[derive(Debug, Clone)]
+pub struct AuditModel {
+    /// Default path of the log.
+    pub path: String,
+    /// `schema_version` of every record.
+    pub schema_version: u32,
+    /// Records carry `trace_id`.
+    pub trace_id: bool,
+    /// Records carry `error_code`.
+    pub error_code: bool,
+    /// fsync policy.
+    pub fsync: Fsync,
+}
+
+/// The resolved guard policy of one tool: its own `guards` over `[defaults.guards]` over
+/// the built-in defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuardPolicy {
+    /// `(calls, period_seconds)`.
+    pub rate_limit: Option<(u32, f64)>,
+    /// Body time limit.
+    pub timeout_ms: Option<u64>,
+    /// Panics become an envelope (true) or a JSON-RPC error (false).
+    pub catch_unhandled: bool,
+    /// `(max_rows, action)`.
+    pub tabular: Option<(u64, TabularAction)>,
+    /// Lines kept per string.
+    pub max_lines: Option<u64>,
+    /// Strip tag blocks.
+    pub strip_xml: bool,
+    /// Characters of output.
+    pub max_chars: Option<u64>,
+}
+
+/// The built-in tools `register_builtins` adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    /// `health`
+    Health,
+    /// `ping`
+    Ping,
+    /// `diagnostics`
+    Diagnostics,
+}
+
+impl Builtin {
+    /// Every built-in, in `tools/list` order.
+    pub const ALL: [Builtin; 3] = [Builtin::Health, Builtin::Ping, Builtin::Diagnostics];
+
+    /// The MCP tool name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Health => "health",
+            Builtin::Ping => "ping",
+            Builtin::Diagnostics => "diagnostics",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Builtin::Health => "Report whether the server is serving: {\"status\":\"ok\"}.",
+            Builtin::Ping => "Answer pong; checks the round trip.",
+            Builtin::Diagnostics => {
+                "Uptime, version, per-tool counters of calls, errors and rate-limited calls, and the manifest digest."
+            }
+        }
+    }
+}
+
+/// Smallest `max_chars` that leaves room for the truncation marker.
+pub const MIN_MAX_CHARS: u64 = 64;
+
+/// The table blockade every tool has unless the manifest says otherwise.
+pub const DEFAULT_TABULAR: (u64, TabularAction) = (50, TabularAction::Block);
 
 /// The validated `[server]` table.
 #[derive(Debug, Clone)]
@@ -66,6 +149,10 @@ pub struct ToolModel {
     pub annotations: manifest::Annotations,
     /// Arguments in manifest order.
     pub args: Vec<FieldModel>,
+    /// The resolved guard policy.
+    pub guards: GuardPolicy,
+    /// Set for a built-in tool, whose body lives in harness-runtime.
+    pub builtin: Option<Builtin>,
 }
 
 /// A validated argument or object field.
@@ -250,12 +337,46 @@ pub fn build(manifest: &Manifest) -> Result<Model, Vec<Diagnostic>> {
     }
     let server = builder.server(&manifest.server);
     let transport = builder.transport(&manifest.transport);
-    let tools = builder.tools(&manifest.tools);
+    let audit = builder.audit(&manifest.audit);
+    let root = ManifestPath::root();
+    builder.check_guards(
+        &manifest.defaults.guards,
+        &root.key("defaults").key("guards"),
+    );
+    let mut tools = builder.tools(&manifest.tools, &manifest.defaults.guards);
+    if manifest.server.register_builtins {
+        let defaults = resolve_guards(&Guards::default(), &manifest.defaults.guards);
+        for (index, tool) in manifest.tools.iter().enumerate() {
+            if Builtin::ALL
+                .iter()
+                .any(|builtin| builtin.name() == tool.name)
+            {
+                builder.error(
+                    Diagnostic::value(
+                        root.key("tools").index(index).key("name"),
+                        format!(
+                            "tool `{}` clashes with the built-in tool of that name",
+                            tool.name
+                        ),
+                    )
+                    .label("a built-in tool")
+                    .help("rename the tool, or set `register_builtins = false` in [server]"),
+                );
+            }
+        }
+        tools.extend(
+            Builtin::ALL
+                .into_iter()
+                .map(|builtin| builtin_tool(builtin, &defaults)),
+        );
+    }
     if builder.diagnostics.is_empty() {
         Ok(Model {
             server,
             transport,
+            audit,
             tools,
+            manifest_sha256: String::new(),
         })
     } else {
         Err(builder.diagnostics)
@@ -419,7 +540,94 @@ impl ModelBuilder {
         }
     }
 
-    fn tools(&mut self, tools: &[manifest::Tool]) -> Vec<ToolModel> {
+    fn audit(&mut self, audit: &manifest::Audit) -> AuditModel {
+        let path = ManifestPath::root().key("audit");
+        if audit.path.trim().is_empty() {
+            self.error(
+                Diagnostic::value(path.key("path"), "audit path is empty")
+                    .label("empty")
+                    .help("give a file path, such as /var/log/monitor-mcp/audit.jsonl"),
+            );
+        }
+        if audit.schema_version == 0 {
+            self.error(
+                Diagnostic::value(
+                    path.key("schema_version"),
+                    "audit schema_version must be at least 1",
+                )
+                .label("zero")
+                .help("start at 1 and raise it when the record format changes"),
+            );
+        }
+        AuditModel {
+            path: audit.path.clone(),
+            schema_version: audit.schema_version,
+            trace_id: audit.extra_fields.contains(&AuditField::TraceId),
+            error_code: audit.extra_fields.contains(&AuditField::ErrorCode),
+            fsync: audit.fsync,
+        }
+    }
+
+    /// Checks guard values that no type can rule out.
+    fn check_guards(&mut self, guards: &Guards, path: &ManifestPath) {
+        let positive = [
+            ("max_lines", guards.max_lines),
+            ("timeout_ms", guards.timeout_ms),
+            ("tabular", guards.tabular.map(|tabular| tabular.max_rows)),
+        ];
+        for (key, value) in positive {
+            if value == Some(0) {
+                let at = if key == "tabular" {
+                    path.key(key).key("max_rows")
+                } else {
+                    path.key(key)
+                };
+                self.error(
+                    Diagnostic::value(at, format!("{key} must be at least 1"))
+                        .label("zero")
+                        .help(
+                            "a zero limit would refuse every call; remove the key to have no limit",
+                        ),
+                );
+            }
+        }
+        if let Some(max_chars) = guards.max_chars.filter(|max| *max < MIN_MAX_CHARS) {
+            self.error(
+                Diagnostic::value(
+                    path.key("max_chars"),
+                    format!("max_chars {max_chars} leaves no room for the truncation marker"),
+                )
+                .label("too small")
+                .help(format!("use at least {MIN_MAX_CHARS}")),
+            );
+        }
+        if let Some(limit) = guards.rate_limit {
+            let limit_path = path.key("rate_limit");
+            if limit.calls == 0 {
+                self.error(
+                    Diagnostic::value(
+                        limit_path.key("calls"),
+                        "rate_limit.calls must be at least 1",
+                    )
+                    .label("zero")
+                    .help("remove rate_limit to have no limit"),
+                );
+            }
+            let period = limit.period_seconds.as_f64();
+            if !(period > 0.0 && period <= 86_400.0 * 366.0) {
+                self.error(
+                    Diagnostic::value(
+                        limit_path.key("period_seconds"),
+                        "rate_limit.period_seconds must be positive and at most a year",
+                    )
+                    .label("out of range")
+                    .help("for example period_seconds = 60"),
+                );
+            }
+        }
+    }
+
+    fn tools(&mut self, tools: &[manifest::Tool], defaults: &Guards) -> Vec<ToolModel> {
         let mut seen_names: BTreeMap<&str, usize> = BTreeMap::new();
         let mut seen_modules: BTreeMap<String, String> = BTreeMap::new();
         let mut models = Vec::new();
@@ -435,7 +643,8 @@ impl ModelBuilder {
                 );
                 continue;
             }
-            if let Some(model) = self.tool(tool, &path, &mut seen_modules) {
+            self.check_guards(&tool.guards, &path.key("guards"));
+            if let Some(model) = self.tool(tool, &path, &mut seen_modules, defaults) {
                 models.push(model);
             }
         }
@@ -447,6 +656,7 @@ impl ModelBuilder {
         tool: &manifest::Tool,
         path: &ManifestPath,
         seen_modules: &mut BTreeMap<String, String>,
+        defaults: &Guards,
     ) -> Option<ToolModel> {
         let name_ok = !tool.name.is_empty()
             && tool.name.len() <= 128
@@ -505,6 +715,8 @@ impl ModelBuilder {
             description: tool.description.clone(),
             annotations: tool.annotations.clone(),
             args: args?,
+            guards: resolve_guards(&tool.guards, defaults),
+            builtin: None,
         })
     }
 
@@ -1024,6 +1236,50 @@ impl ModelBuilder {
             min_items: spec.min_items,
             max_items: spec.max_items,
         })
+    }
+}
+
+/// A tool's guards over the manifest defaults over the built-in defaults.
+fn resolve_guards(tool: &Guards, defaults: &Guards) -> GuardPolicy {
+    GuardPolicy {
+        rate_limit: tool
+            .rate_limit
+            .or(defaults.rate_limit)
+            .map(|limit| (limit.calls, limit.period_seconds.as_f64())),
+        timeout_ms: tool.timeout_ms.or(defaults.timeout_ms),
+        catch_unhandled: tool
+            .catch_unhandled
+            .or(defaults.catch_unhandled)
+            .unwrap_or(true),
+        tabular: match tool.tabular.or(defaults.tabular) {
+            Some(tabular) => Some((tabular.max_rows, tabular.action)),
+            None => Some(DEFAULT_TABULAR),
+        },
+        max_lines: tool.max_lines.or(defaults.max_lines),
+        strip_xml: tool.strip_xml.or(defaults.strip_xml).unwrap_or(true),
+        max_chars: tool.max_chars.or(defaults.max_chars),
+    }
+}
+
+fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel {
+    let name = builtin.name();
+    let camel = ident::camel(name).expect("built-in names are identifiers");
+    ToolModel {
+        name: name.to_owned(),
+        module: name.to_owned(),
+        args_type: format!("{camel}Args"),
+        trait_name: camel,
+        title: None,
+        description: builtin.description().to_owned(),
+        annotations: manifest::Annotations {
+            read_only: Some(true),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+        args: Vec::new(),
+        guards: guards.clone(),
+        builtin: Some(builtin),
     }
 }
 

@@ -20,7 +20,7 @@ pub enum Scaffolded {
 pub fn scaffold(model: &Model, tools_dir: &Path) -> io::Result<Vec<Scaffolded>> {
     fs::create_dir_all(tools_dir)?;
     let mut report = vec![create_new(&tools_dir.join("mod.rs"), MOD_RS)?];
-    for tool in &model.tools {
+    for tool in model.tools.iter().filter(|tool| tool.builtin.is_none()) {
         let path = tools_dir.join(format!("{}.rs", tool.module));
         report.push(create_new(&path, &stub(tool))?);
     }

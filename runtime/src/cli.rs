@@ -1,10 +1,13 @@
 //! The command line every generated server shares: `serve`, `tools`.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rmcp::ServerHandler;
 
+use crate::audit::{AuditError, AuditLog};
+use crate::pipeline::Pipeline;
 use crate::serve::{HttpOptions, ServeError, serve_http, serve_stdio};
 use crate::spec::{ServerSpec, ToolSpec, TransportKind};
 
@@ -14,6 +17,8 @@ pub trait GeneratedServer: ServerHandler + Clone {
     fn spec(&self) -> &'static ServerSpec;
     /// The manifest's tools.
     fn tool_specs(&self) -> &'static [ToolSpec];
+    /// The guard pipeline every call goes through.
+    fn pipeline(&self) -> &Pipeline;
 }
 
 #[derive(Debug, Parser)]
@@ -36,6 +41,9 @@ enum Command {
         /// Overrides the manifest's HTTP bind address.
         #[arg(long)]
         bind: Option<SocketAddr>,
+        /// Overrides the manifest's audit log path.
+        #[arg(long)]
+        audit_path: Option<PathBuf>,
     },
     /// Print the `tools/list` result as JSON.
     Tools,
@@ -56,6 +64,9 @@ pub enum CliError {
     /// Serving failed.
     #[error(transparent)]
     Serve(#[from] ServeError),
+    /// The audit log could not be created; the server does not start without it.
+    #[error(transparent)]
+    Audit(#[from] AuditError),
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
@@ -69,7 +80,11 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<(), CliError> {
     let cli = Cli::parse();
     init_logging();
     match cli.command {
-        Command::Serve { transport, bind } => serve(server, transport, bind),
+        Command::Serve {
+            transport,
+            bind,
+            audit_path,
+        } => serve(server, transport, bind, audit_path),
         Command::Tools => {
             let tools: Vec<_> = server.tool_specs().iter().map(ToolSpec::to_tool).collect();
             let listing = serde_json::json!({ "tools": tools });
@@ -84,8 +99,16 @@ fn serve<S: GeneratedServer>(
     server: S,
     transport: Option<TransportArg>,
     bind: Option<SocketAddr>,
+    audit_path: Option<PathBuf>,
 ) -> Result<(), CliError> {
     let spec = server.spec();
+    // The audit file exists before the first request can arrive: "never called" must leave
+    // an empty file, and a server that cannot audit must not serve.
+    let audit_path = audit_path.unwrap_or_else(|| PathBuf::from(spec.audit.path));
+    let audit = AuditLog::open(&audit_path, spec.audit)?;
+    tracing::info!(path = %audit_path.display(), "audit log ready");
+    // A fresh server has no audit log yet; a second one would be a programming error.
+    let _ = server.pipeline().install_audit(audit);
     let kind = match transport {
         Some(TransportArg::Stdio) => TransportKind::Stdio,
         Some(TransportArg::StreamableHttp) => TransportKind::StreamableHttp,

@@ -1,9 +1,8 @@
 //! The error envelope every failed call returns, as structuredContent and as text, with
 //! `isError: true`: `{"status":"error","error_code":...,"message":...,"trace_id":...}`.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::CallToolResult;
 use serde::Serialize;
-use serde_json::Value;
 
 /// Error codes the harness itself produces.
 pub mod codes {
@@ -13,6 +12,12 @@ pub mod codes {
     pub const INTERNAL_ERROR: &str = "InternalError";
     /// The client cancelled the call.
     pub const CANCELLED: &str = "Cancelled";
+    /// The tool's rate limit refused the call; the body never ran.
+    pub const RATE_LIMITED: &str = "ToolRateLimitError";
+    /// The body ran past the tool's timeout.
+    pub const TIMEOUT: &str = "ToolTimeoutError";
+    /// The result was a table, refused by the tabular blockade.
+    pub const TOKEN_STARVATION: &str = "TokenStarvationError";
 }
 
 /// The JSON body of a failed call.
@@ -43,15 +48,5 @@ impl<'a> ErrorEnvelope<'a> {
     pub fn into_result(self) -> CallToolResult {
         let value = serde_json::to_value(&self).expect("the envelope is plain JSON");
         CallToolResult::structured_error(value)
-    }
-}
-
-/// The tool result for a successful call: a JSON object becomes structuredContent (and
-/// the same JSON as text); a string becomes plain text; anything else becomes JSON text.
-pub fn success(value: Value) -> CallToolResult {
-    match value {
-        Value::Object(_) => CallToolResult::structured(value),
-        Value::String(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-        other => CallToolResult::success(vec![ContentBlock::text(other.to_string())]),
     }
 }

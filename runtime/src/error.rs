@@ -1,5 +1,6 @@
 //! Errors a tool body returns. Only the code and the public message reach the model; the
-//! internal detail is logged under the call's trace id.
+//! internal detail is logged under the call's trace id. The outcome names the failure in
+//! the audit log.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -9,29 +10,37 @@ use std::fmt;
 pub struct ToolError {
     code: Cow<'static, str>,
     message: Cow<'static, str>,
+    outcome: Cow<'static, str>,
     internal: Option<String>,
 }
 
 impl ToolError {
     /// A failure with its own error code (e.g. `ConnectionResetError`) and a message safe to
-    /// show the model.
+    /// show the model; audited with outcome `error`.
     pub fn new(code: impl Into<Cow<'static, str>>, message: impl Into<Cow<'static, str>>) -> Self {
         Self {
             code: code.into(),
             message: message.into(),
+            outcome: Cow::Borrowed("error"),
             internal: None,
         }
     }
 
-    /// `NotFound` with a message safe to show the model.
+    /// `NotFound` with a message safe to show the model; audited as `not_found`.
     pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
-        Self::new("NotFound", message)
+        Self::new("NotFound", message).with_outcome("not_found")
     }
 
     /// `InternalError` with a generic message; `detail` (an error chain, a path, a query)
     /// goes to the server log only.
     pub fn internal(detail: impl fmt::Display) -> Self {
         Self::new("InternalError", "internal error").with_internal_detail(detail)
+    }
+
+    /// Sets the outcome recorded in the audit log (e.g. `not_found`).
+    pub fn with_outcome(mut self, outcome: impl Into<Cow<'static, str>>) -> Self {
+        self.outcome = outcome.into();
+        self
     }
 
     /// Attaches detail for the server log that the model must not see.
@@ -48,6 +57,11 @@ impl ToolError {
     /// The message shown to the model.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The audit outcome, e.g. `not_found` or `error`.
+    pub fn outcome(&self) -> &str {
+        &self.outcome
     }
 
     /// The detail kept for the server log.

@@ -2,15 +2,19 @@
 //!
 //! One module per concern: strict argument validation ([`validate`]), the per-call context
 //! ([`context`]), tool errors ([`error`]) and their envelope ([`envelope`]), trace ids
-//! ([`trace`]), the call pipeline ([`call`]), static specs ([`spec`]), transports ([`serve`])
-//! and the shared command line ([`cli`]). Generated code reaches all of it through
+//! ([`trace`]), the guards ([`guards`], one file each), the call pipeline ([`pipeline`]),
+//! the audit log ([`audit`]), built-in tools ([`builtins`]), static specs ([`spec`]),
+//! transports ([`serve`]) and the shared command line ([`cli`]). Generated code reaches all of it through
 //! [`__private`] with absolute paths, as tonic's `codegen` module does.
 
-pub mod call;
+pub mod audit;
+pub mod builtins;
 pub mod cli;
 pub mod context;
 pub mod envelope;
 pub mod error;
+pub mod guards;
+pub mod pipeline;
 pub mod serve;
 pub mod spec;
 pub mod trace;
@@ -28,11 +32,17 @@ pub mod __private {
     pub use serde_json;
     pub use std::sync::LazyLock;
 
-    pub use crate::call::{Call, unknown_tool};
+    pub use crate::audit::{AuditSpec, FsyncPolicy};
+    pub use crate::builtins::{self, NoArguments};
     pub use crate::cli::GeneratedServer;
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;
-    pub use crate::spec::{AnnotationSpec, ServerSpec, ToolSpec, TransportKind, TransportSpec};
+    pub use crate::guards::tabular::TabularAction;
+    pub use crate::pipeline::{Call, Pipeline, unknown_tool};
+    pub use crate::spec::{
+        AnnotationSpec, GuardSpec, RateLimitSpec, ServerSpec, TabularSpec, ToolSpec, TransportKind,
+        TransportSpec,
+    };
     pub use crate::validate::{
         ArgErrors, ArgPath, FromArguments, JsonObject, NumberRules, StringRules, array, boolean,
         integer, not_a_member, number, object, reject_unknown_fields, string,

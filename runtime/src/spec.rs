@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities, Tool, ToolAnnotations};
 
+use crate::audit::AuditSpec;
+use crate::guards::tabular::TabularAction;
 use crate::validate::JsonObject;
 
 /// A transport `serve` can listen on.
@@ -41,6 +43,10 @@ pub struct ServerSpec {
     pub instructions: Option<&'static str>,
     /// Default transport settings.
     pub transport: TransportSpec,
+    /// The audit log.
+    pub audit: AuditSpec,
+    /// sha256 of the manifest text the server was generated from.
+    pub manifest_sha256: &'static str,
 }
 
 impl ServerSpec {
@@ -83,6 +89,46 @@ pub struct ToolSpec {
     pub input_schema: &'static str,
     /// Behaviour hints.
     pub annotations: AnnotationSpec,
+    /// The guard policy (the manifest's defaults with the tool's overrides applied).
+    pub guards: GuardSpec,
+}
+
+/// `rate_limit = { calls, period_seconds }`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimitSpec {
+    /// Calls admitted per window.
+    pub calls: u32,
+    /// Window length in seconds.
+    pub period_seconds: f64,
+}
+
+/// `tabular = { max_rows, action }`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TabularSpec {
+    /// An array of at least this many objects is a table.
+    pub max_rows: u64,
+    /// Refuse or summarize.
+    pub action: TabularAction,
+}
+
+/// The guards of one tool, in pipeline order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GuardSpec {
+    /// Sliding-window rate limit.
+    pub rate_limit: Option<RateLimitSpec>,
+    /// Time limit of the body, in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Panics become an `InternalError` envelope (true) or a JSON-RPC internal error (false);
+    /// either way the call is answered.
+    pub catch_unhandled: bool,
+    /// Table blockade.
+    pub tabular: Option<TabularSpec>,
+    /// Lines kept per string.
+    pub max_lines: Option<u64>,
+    /// Strip `<TAG>...</TAG>` blocks (hidden characters are always stripped).
+    pub strip_xml: bool,
+    /// Characters of output the model reads.
+    pub max_chars: Option<u64>,
 }
 
 impl ToolSpec {

@@ -7,14 +7,15 @@ use quote::{format_ident, quote};
 
 use crate::emit::schema::input_schema;
 use crate::ident::to_ident;
-use crate::manifest::TransportKind;
-use crate::model::{FieldModel, Model, Presence, ToolModel, TypeModel};
+use crate::manifest::{Fsync, TabularAction, TransportKind};
+use crate::model::{Builtin, FieldModel, GuardPolicy, Model, Presence, ToolModel, TypeModel};
 
 /// The whole generated module (not yet formatted).
 pub fn server_module(model: &Model, tools_dir: &str) -> TokenStream {
     let server_spec = server_spec(model);
-    let types = model.tools.iter().map(tool_types);
-    let traits = model.tools.iter().map(|tool| body_trait(tool, tools_dir));
+    let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
+    let types = user_tools().map(tool_types);
+    let traits = user_tools().map(|tool| body_trait(tool, tools_dir));
     let tools_bound = tools_trait(model);
     let harness = harness(model);
     let modules = tool_modules(model);
@@ -62,6 +63,18 @@ fn server_spec(model: &Model) -> TokenStream {
         TransportKind::StreamableHttp => quote!(StreamableHttp),
     };
     let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
+    let audit = &model.audit;
+    let (audit_path, schema_version, trace_id, error_code) = (
+        &audit.path,
+        audit.schema_version,
+        audit.trace_id,
+        audit.error_code,
+    );
+    let fsync = match audit.fsync {
+        Fsync::Never => quote!(Never),
+        Fsync::EveryRecord => quote!(EveryRecord),
+    };
+    let manifest_sha256 = &model.manifest_sha256;
     let tool_specs = model.tools.iter().map(tool_spec);
     quote! {
         /// `[server]` and `[transport]` of the manifest.
@@ -76,6 +89,14 @@ fn server_spec(model: &Model) -> TokenStream {
                 path: #path,
                 health_path: #health_path,
             },
+            audit: #rt::AuditSpec {
+                path: #audit_path,
+                schema_version: #schema_version,
+                trace_id: #trace_id,
+                error_code: #error_code,
+                fsync: #rt::FsyncPolicy::#fsync,
+            },
+            manifest_sha256: #manifest_sha256,
         };
 
         /// Every tool as `tools/list` publishes it, in manifest order.
@@ -97,6 +118,7 @@ fn tool_spec(tool: &ToolModel) -> TokenStream {
         opt(hints.idempotent),
         opt(hints.open_world),
     );
+    let guards = guard_spec(&tool.guards);
     quote! {
         #rt::ToolSpec {
             name: #name,
@@ -109,6 +131,40 @@ fn tool_spec(tool: &ToolModel) -> TokenStream {
                 idempotent: #idempotent,
                 open_world: #open_world,
             },
+            guards: #guards,
+        }
+    }
+}
+
+/// The resolved guard policy, spelled out so a policy change is a reviewable diff.
+fn guard_spec(guards: &GuardPolicy) -> TokenStream {
+    let rt = rt();
+    let rate_limit = opt(guards.rate_limit.map(|(calls, period_seconds)| {
+        let period_seconds = Literal::f64_unsuffixed(period_seconds);
+        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds })
+    }));
+    let tabular = opt(guards.tabular.map(|(max_rows, action)| {
+        let action = match action {
+            TabularAction::Block => quote!(Block),
+            TabularAction::Summarize => quote!(Summarize),
+        };
+        quote!(#rt::TabularSpec { max_rows: #max_rows, action: #rt::TabularAction::#action })
+    }));
+    let (timeout_ms, max_lines, max_chars) = (
+        opt(guards.timeout_ms),
+        opt(guards.max_lines),
+        opt(guards.max_chars),
+    );
+    let (catch_unhandled, strip_xml) = (guards.catch_unhandled, guards.strip_xml);
+    quote! {
+        #rt::GuardSpec {
+            rate_limit: #rate_limit,
+            timeout_ms: #timeout_ms,
+            catch_unhandled: #catch_unhandled,
+            tabular: #tabular,
+            max_lines: #max_lines,
+            strip_xml: #strip_xml,
+            max_chars: #max_chars,
         }
     }
 }
@@ -483,6 +539,7 @@ fn tools_trait(model: &Model) -> TokenStream {
     let bounds: Vec<_> = model
         .tools
         .iter()
+        .filter(|tool| tool.builtin.is_none())
         .map(|tool| format_ident!("{}", tool.trait_name))
         .collect();
     quote! {
@@ -499,15 +556,30 @@ fn tools_trait(model: &Model) -> TokenStream {
 
 fn harness(model: &Model) -> TokenStream {
     let rt = rt();
-    let arms: Vec<_> = model.tools.iter().map(|tool| {
-        let name = &tool.name;
-        let trait_name = format_ident!("{}", tool.trait_name);
-        let method = to_ident(&tool.module);
-        let args = format_ident!("{}", tool.args_type);
-        quote! {
-            #name => call.run(#name, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,
-        }
-    }).collect();
+    let arms: Vec<_> = model
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(index, tool)| {
+            let name = &tool.name;
+            let body = match tool.builtin {
+                Some(Builtin::Health) => quote!(|_: #rt::NoArguments, _| #rt::builtins::health()),
+                Some(Builtin::Ping) => quote!(|_: #rt::NoArguments, _| #rt::builtins::ping()),
+                Some(Builtin::Diagnostics) => {
+                    quote!(|_: #rt::NoArguments, _| #rt::builtins::diagnostics(&self.pipeline))
+                }
+                None => {
+                    let trait_name = format_ident!("{}", tool.trait_name);
+                    let method = to_ident(&tool.module);
+                    let args = format_ident!("{}", tool.args_type);
+                    quote!(|args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx))
+                }
+            };
+            quote! {
+                #name => self.pipeline.run(#index, call, #body).await,
+            }
+        })
+        .collect();
     let dispatch = if arms.is_empty() {
         quote! {
             let (name, _call) = #rt::Call::split(request, context);
@@ -520,7 +592,7 @@ fn harness(model: &Model) -> TokenStream {
                 #(#arms)*
                 other => return Err(#rt::unknown_tool(other)),
             };
-            Ok(result.into())
+            result.map(Into::into)
         }
     };
     quote! {
@@ -528,6 +600,7 @@ fn harness(model: &Model) -> TokenStream {
         pub struct Harness<T> {
             tools: Arc<T>,
             definitions: Arc<[#rt::rmcp::model::Tool]>,
+            pipeline: Arc<#rt::Pipeline>,
         }
 
         impl<T> Clone for Harness<T> {
@@ -535,6 +608,7 @@ fn harness(model: &Model) -> TokenStream {
                 Self {
                     tools: Arc::clone(&self.tools),
                     definitions: Arc::clone(&self.definitions),
+                    pipeline: Arc::clone(&self.pipeline),
                 }
             }
         }
@@ -545,6 +619,7 @@ fn harness(model: &Model) -> TokenStream {
                 Self {
                     tools: Arc::new(tools),
                     definitions: TOOLS.iter().map(#rt::ToolSpec::to_tool).collect(),
+                    pipeline: Arc::new(#rt::Pipeline::new(&SERVER, TOOLS)),
                 }
             }
 
@@ -562,6 +637,10 @@ fn harness(model: &Model) -> TokenStream {
 
             fn tool_specs(&self) -> &'static [#rt::ToolSpec] {
                 TOOLS
+            }
+
+            fn pipeline(&self) -> &#rt::Pipeline {
+                &self.pipeline
             }
         }
 
@@ -592,7 +671,11 @@ fn harness(model: &Model) -> TokenStream {
 }
 
 fn tool_modules(model: &Model) -> TokenStream {
-    let modules = model.tools.iter().map(|tool| to_ident(&tool.module));
+    let modules = model
+        .tools
+        .iter()
+        .filter(|tool| tool.builtin.is_none())
+        .map(|tool| to_ident(&tool.module));
     quote! {
         /// Declares one module per tool (`src/tools/<tool>.rs`); invoke it in `src/tools/mod.rs`.
         #[allow(unused_macros)]

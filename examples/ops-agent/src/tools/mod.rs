@@ -1,0 +1,28 @@
+//! Tool bodies of the ops-agent demo: one module per tool of harness.toml.
+
+use std::sync::atomic::AtomicU64;
+
+crate::generated::tool_modules!();
+
+/// The state every tool body can use.
+#[derive(Debug, Default)]
+pub struct Toolbox {
+    /// How many mutations actually reached the (pretend) external system.
+    pub mutations_dispatched: AtomicU64,
+}
+
+/// The seed's orders table: 1,000 rows, as a DataFrame would serialize.
+pub fn orders() -> Vec<serde_json::Value> {
+    const REGIONS: [&str; 3] = ["eu-west", "us-east", "ap-south"];
+    (0..1000)
+        .map(|id| {
+            let region = REGIONS[id % 3];
+            serde_json::json!({
+                "order_id": id,
+                "amount": ((id * 37) % 1000) as f64 / 10.0,
+                "region": region,
+                "status": if id % 10 == 0 { "refunded" } else { "paid" },
+            })
+        })
+        .collect()
+}

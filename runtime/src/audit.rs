@@ -1,0 +1,271 @@
+//! The audit log: one JSON line per call, for every outcome, in seed 004's format:
+//! `{"args_sha256","call_id","duration_ms","outcome","schema_version","timestamp","tool"}`
+//! (keys sorted, no spaces), plus `trace_id` and `error_code` when the manifest asks.
+//!
+//! The file is created before the server accepts a request, so "never called" leaves an
+//! empty file rather than none. Each record is one `write` of a whole line under a lock, so
+//! concurrent calls never interleave.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// When records reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsyncPolicy {
+    /// Each record is handed to the OS with one write; the OS flushes it later.
+    Never,
+    /// Each record is also flushed to the disk (`fdatasync`) before the reply is sent.
+    EveryRecord,
+}
+
+/// The `[audit]` table of the manifest.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditSpec {
+    /// Where the log goes unless `serve --audit-path` says otherwise.
+    pub path: &'static str,
+    /// The `schema_version` field of every record.
+    pub schema_version: u32,
+    /// Whether records carry `trace_id`.
+    pub trace_id: bool,
+    /// Whether records carry `error_code` (absent on success).
+    pub error_code: bool,
+    /// When records reach the disk.
+    pub fsync: FsyncPolicy,
+}
+
+/// Why the audit log could not be opened or written.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// The file or its directory could not be created.
+    #[error(
+        "cannot create the audit log {path}: {source} (serve --audit-path PATH writes it elsewhere)"
+    )]
+    Create {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A record could not be written.
+    #[error("cannot write to the audit log {path}: {source}")]
+    Write {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// One call, as the audit log records it.
+#[derive(Debug, Clone)]
+pub struct AuditRecord<'a> {
+    /// The tool name.
+    pub tool: &'a str,
+    /// sha256 of the canonical JSON of the arguments.
+    pub args_sha256: String,
+    /// `ok`, `not_found`, `invalid_arguments`, `rate_limited`, `timeout`, `panic`, ...
+    pub outcome: &'a str,
+    /// Whole milliseconds the call took.
+    pub duration_ms: u64,
+    /// The call's trace id.
+    pub trace_id: &'a str,
+    /// The envelope's error code, for failures.
+    pub error_code: Option<&'a str>,
+}
+
+/// An open, append-only audit log.
+#[derive(Debug)]
+pub struct AuditLog {
+    path: PathBuf,
+    spec: AuditSpec,
+    file: Mutex<File>,
+}
+
+impl AuditLog {
+    /// Creates (or opens for appending) the log at `path`, with its directory.
+    pub fn open(path: &Path, spec: AuditSpec) -> Result<Self, AuditError> {
+        let create_error = |source| AuditError::Create {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(create_error)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(create_error)?;
+        Ok(Self {
+            path: path.to_owned(),
+            spec,
+            file: Mutex::new(file),
+        })
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The JSON line for `record` (without the newline).
+    pub fn line(&self, record: &AuditRecord<'_>) -> String {
+        let mut fields: BTreeMap<&str, Value> = BTreeMap::new();
+        fields.insert("schema_version", self.spec.schema_version.into());
+        fields.insert("timestamp", rfc3339_now().into());
+        fields.insert("call_id", uuid::Uuid::new_v4().to_string().into());
+        fields.insert("tool", record.tool.into());
+        fields.insert("args_sha256", record.args_sha256.clone().into());
+        fields.insert("outcome", record.outcome.into());
+        fields.insert("duration_ms", record.duration_ms.into());
+        if self.spec.trace_id {
+            fields.insert("trace_id", record.trace_id.into());
+        }
+        if let (true, Some(code)) = (self.spec.error_code, record.error_code) {
+            fields.insert("error_code", code.into());
+        }
+        serde_json::to_string(&fields).expect("audit fields are plain JSON")
+    }
+
+    /// Appends one record as one write.
+    pub fn append(&self, record: &AuditRecord<'_>) -> Result<(), AuditError> {
+        let mut line = self.line(record);
+        line.push('\n');
+        let write_error = |source| AuditError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        // A poisoned lock only means a writer panicked; the file handle is still usable.
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        file.write_all(line.as_bytes()).map_err(write_error)?;
+        if self.spec.fsync == FsyncPolicy::EveryRecord {
+            file.sync_data().map_err(write_error)?;
+        }
+        Ok(())
+    }
+}
+
+/// Now, as RFC 3339 in UTC with microseconds, e.g. `2026-11-29T23:41:13.123456Z`.
+pub fn rfc3339_now() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
+        .to_string()
+}
+
+/// JSON with object keys sorted and no spaces, as Python's
+/// `json.dumps(value, sort_keys=True, separators=(",", ":"))` writes it for plain values.
+pub fn canonical_json(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(object) => {
+                let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), sorted(v)))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string(&sorted(value)).expect("JSON values serialize")
+}
+
+/// Hex sha256 of the canonical JSON of `value`.
+pub fn args_sha256(value: &Value) -> String {
+    let digest = Sha256::digest(canonical_json(value).as_bytes());
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn digest_matches_seed_004() {
+        // hashlib.sha256(b'{"incident_id":42,"view":"summary"}').hexdigest()
+        let expected = {
+            let digest = Sha256::digest(br#"{"incident_id":42,"view":"summary"}"#);
+            digest
+                .iter()
+                .map(|byte| format!("{byte:02x}"))
+                .collect::<String>()
+        };
+        assert_eq!(
+            args_sha256(&json!({"view": "summary", "incident_id": 42})),
+            expected
+        );
+        assert_eq!(
+            canonical_json(&json!({"b": [1, {"d": 1, "c": 2}], "a": "x"})),
+            r#"{"a":"x","b":[1,{"c":2,"d":1}]}"#
+        );
+    }
+
+    #[test]
+    fn records_have_the_exact_field_set() {
+        let dir = std::env::temp_dir().join(format!("harness-audit-{}", std::process::id()));
+        let path = dir.join("nested/audit.jsonl");
+        let spec = AuditSpec {
+            path: "",
+            schema_version: 1,
+            trace_id: false,
+            error_code: false,
+            fsync: FsyncPolicy::EveryRecord,
+        };
+        let log = AuditLog::open(&path, spec).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "",
+            "created empty before any call"
+        );
+        let record = AuditRecord {
+            tool: "get_incident_snapshot",
+            args_sha256: args_sha256(&json!({"incident_id": 42, "view": "summary"})),
+            outcome: "ok",
+            duration_ms: 3,
+            trace_id: "mcp-00000000",
+            error_code: None,
+        };
+        log.append(&record).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parsed: serde_json::Map<String, Value> = serde_json::from_str(text.trim_end()).unwrap();
+        let keys: Vec<&str> = parsed.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "args_sha256",
+                "call_id",
+                "duration_ms",
+                "outcome",
+                "schema_version",
+                "timestamp",
+                "tool"
+            ]
+        );
+        let call_id = uuid::Uuid::parse_str(parsed["call_id"].as_str().unwrap()).unwrap();
+        assert_eq!(call_id.get_version_num(), 4);
+        let timestamp = parsed["timestamp"].as_str().unwrap();
+        assert!(
+            timestamp.parse::<jiff::Timestamp>().is_ok() && timestamp.ends_with('Z'),
+            "{timestamp}"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,466 @@
+//! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
+//! execute (timeout, panics caught, cancellation honoured) -> tabular blockade -> line cap ->
+//! tag strip -> char cap -> envelope -> audit. Every outcome is answered, logged under the
+//! trace id, counted, and audited, including calls the tool body never saw.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ErrorData, MetaObject};
+use rmcp::service::{RequestContext, RoleServer};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::audit::{AuditLog, AuditRecord, args_sha256};
+use crate::context::CallContext;
+use crate::envelope::{ErrorEnvelope, codes};
+use crate::error::ToolError;
+use crate::guards::rate_limit::SlidingWindow;
+use crate::guards::tabular::{self, TabularAction};
+use crate::guards::{chars, for_each_string, lines, strip};
+use crate::spec::{GuardSpec, ServerSpec, ToolSpec};
+use crate::trace::trace_id_for;
+use crate::validate::{FromArguments, JsonObject};
+
+/// Longest piece of a client-sent tool name quoted back in an error.
+const NAME_QUOTE_LIMIT: usize = 64;
+
+/// Calls, errors and rate-limited calls of one tool since start.
+#[derive(Debug, Default)]
+pub struct Counters {
+    calls: AtomicU64,
+    errors: AtomicU64,
+    rate_limited: AtomicU64,
+}
+
+impl Counters {
+    /// The counters as JSON.
+    pub fn snapshot(&self) -> Value {
+        json!({
+            "calls": self.calls.load(Ordering::Relaxed),
+            "errors": self.errors.load(Ordering::Relaxed),
+            "rate_limited": self.rate_limited.load(Ordering::Relaxed),
+        })
+    }
+}
+
+/// A tool's guards and counters.
+#[derive(Debug)]
+struct ToolState {
+    spec: &'static ToolSpec,
+    limiter: Option<SlidingWindow>,
+    counters: Counters,
+}
+
+/// The shared state of every call: per-tool guards and counters, and the audit log.
+#[derive(Debug)]
+pub struct Pipeline {
+    server: &'static ServerSpec,
+    tools: Vec<ToolState>,
+    audit: OnceLock<AuditLog>,
+    started: Instant,
+}
+
+/// A call whose tool name the generated dispatcher is about to match.
+pub struct Call {
+    arguments: Option<JsonObject>,
+    traceparent: Option<String>,
+    context: RequestContext<RoleServer>,
+}
+
+impl Call {
+    /// Splits a request into the tool name (to dispatch on) and the rest of the call.
+    pub fn split(
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> (Cow<'static, str>, Call) {
+        let traceparent = request
+            .meta
+            .as_deref()
+            .and_then(MetaObject::get_traceparent)
+            .or_else(|| context.meta.get_traceparent())
+            .map(str::to_owned);
+        let call = Call {
+            arguments: request.arguments,
+            traceparent,
+            context,
+        };
+        (request.name, call)
+    }
+}
+
+/// How a call ended, before it becomes a reply and an audit record.
+struct Outcome {
+    result: Result<CallToolResult, ErrorData>,
+    outcome: Cow<'static, str>,
+    error_code: Option<String>,
+    args: Value,
+}
+
+impl Outcome {
+    fn envelope(
+        code: &str,
+        message: &str,
+        trace_id: &str,
+        outcome: &'static str,
+        args: Value,
+    ) -> Self {
+        Self {
+            result: Ok(ErrorEnvelope::new(code, message, trace_id).into_result()),
+            outcome: Cow::Borrowed(outcome),
+            error_code: Some(code.to_owned()),
+            args,
+        }
+    }
+}
+
+impl Pipeline {
+    /// The pipeline of a generated server (`tools` in dispatch order).
+    pub fn new(server: &'static ServerSpec, tools: &'static [ToolSpec]) -> Self {
+        let tools = tools
+            .iter()
+            .map(|spec| ToolState {
+                spec,
+                limiter: spec.guards.rate_limit.map(|limit| {
+                    SlidingWindow::new(limit.calls, Duration::from_secs_f64(limit.period_seconds))
+                }),
+                counters: Counters::default(),
+            })
+            .collect();
+        Self {
+            server,
+            tools,
+            audit: OnceLock::new(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Installs the audit log; every later call is recorded. Returns the log back if one
+    /// was already installed.
+    pub fn install_audit(&self, audit: AuditLog) -> Result<(), AuditLog> {
+        self.audit.set(audit)
+    }
+
+    /// The installed audit log.
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.audit.get()
+    }
+
+    /// Uptime, version, per-tool counters and the manifest digest (the `diagnostics` tool).
+    pub fn diagnostics(&self) -> Value {
+        let tools: serde_json::Map<String, Value> = self
+            .tools
+            .iter()
+            .map(|tool| (tool.spec.name.to_owned(), tool.counters.snapshot()))
+            .collect();
+        json!({
+            "server": self.server.name,
+            "version": self.server.version,
+            "uptime_seconds": self.started.elapsed().as_secs(),
+            "manifest_sha256": self.server.manifest_sha256,
+            "tools": tools,
+        })
+    }
+
+    /// Runs tool number `index` (its position in the generated `TOOLS`) through every guard.
+    pub async fn run<A, O, F, Fut>(
+        &self,
+        index: usize,
+        call: Call,
+        body: F,
+    ) -> Result<CallToolResult, ErrorData>
+    where
+        A: FromArguments + Serialize,
+        O: Serialize,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let started = Instant::now();
+        let tool = &self.tools[index];
+        let trace_id = trace_id_for(call.traceparent.as_deref());
+        tool.counters.calls.fetch_add(1, Ordering::Relaxed);
+        let outcome = self.guarded(tool, call, &trace_id, body).await;
+        let duration = started.elapsed();
+        self.finish(tool, &trace_id, &outcome, duration);
+        outcome.result
+    }
+
+    async fn guarded<A, O, F, Fut>(
+        &self,
+        tool: &ToolState,
+        call: Call,
+        trace_id: &str,
+        body: F,
+    ) -> Outcome
+    where
+        A: FromArguments + Serialize,
+        O: Serialize,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let guards = &tool.spec.guards;
+        let raw_args = || Value::Object(call.arguments.clone().unwrap_or_default());
+        if let Some(limiter) = &tool.limiter
+            && let Err(refused) = limiter.try_acquire()
+        {
+            tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
+            let message = limiter.message(refused);
+            return Outcome::envelope(
+                codes::RATE_LIMITED,
+                &message,
+                trace_id,
+                "rate_limited",
+                raw_args(),
+            );
+        }
+        let args = match A::from_call(call.arguments.as_ref()) {
+            Ok(args) => args,
+            Err(errors) => {
+                let message = format!("invalid arguments: {errors}");
+                return Outcome::envelope(
+                    codes::INVALID_ARGUMENTS,
+                    &message,
+                    trace_id,
+                    "invalid_arguments",
+                    raw_args(),
+                );
+            }
+        };
+        // The audit hashes the validated arguments, defaults applied.
+        let args_json = serde_json::to_value(&args).unwrap_or_else(|_| raw_args());
+        let cancellation = call.context.ct.clone();
+        let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone());
+        // The body is built inside the guarded future so a panic while constructing it is
+        // caught too.
+        let guarded = AssertUnwindSafe(async move { body(args, context).await }).catch_unwind();
+        let timed = async {
+            match guards.timeout_ms {
+                Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
+                    .await
+                    .ok(),
+                None => Some(guarded.await),
+            }
+        };
+        let finished = tokio::select! {
+            finished = timed => finished,
+            () = cancellation.cancelled() => {
+                return Outcome::envelope(codes::CANCELLED, "The call was cancelled.", trace_id, "cancelled", args_json);
+            }
+        };
+        let name = tool.spec.name;
+        match finished {
+            None => {
+                let ms = guards.timeout_ms.unwrap_or_default();
+                let message = format!("Tool call timed out after {ms} ms.");
+                Outcome::envelope(codes::TIMEOUT, &message, trace_id, "timeout", args_json)
+            }
+            Some(Err(panic)) => {
+                tracing::error!(
+                    trace_id,
+                    tool = name,
+                    panic = panic_message(&panic),
+                    "tool body panicked"
+                );
+                if guards.catch_unhandled {
+                    Outcome::envelope(
+                        codes::INTERNAL_ERROR,
+                        "internal error",
+                        trace_id,
+                        "panic",
+                        args_json,
+                    )
+                } else {
+                    Outcome {
+                        result: Err(ErrorData::internal_error("internal error", None)),
+                        outcome: Cow::Borrowed("panic"),
+                        error_code: Some(codes::INTERNAL_ERROR.to_owned()),
+                        args: args_json,
+                    }
+                }
+            }
+            Some(Ok(Err(error))) => {
+                if let Some(detail) = error.internal_detail() {
+                    tracing::warn!(
+                        trace_id,
+                        tool = name,
+                        code = error.code(),
+                        detail,
+                        "tool error"
+                    );
+                }
+                Outcome {
+                    result: Ok(
+                        ErrorEnvelope::new(error.code(), error.message(), trace_id).into_result()
+                    ),
+                    outcome: Cow::Owned(error.outcome().to_owned()),
+                    error_code: Some(error.code().to_owned()),
+                    args: args_json,
+                }
+            }
+            Some(Ok(Ok(output))) => match serde_json::to_value(output) {
+                Ok(value) => self.guard_output(guards, value, trace_id, args_json),
+                Err(error) => {
+                    tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
+                    Outcome::envelope(
+                        codes::INTERNAL_ERROR,
+                        "internal error",
+                        trace_id,
+                        "error",
+                        args_json,
+                    )
+                }
+            },
+        }
+    }
+
+    /// Tabular blockade, line cap, tag strip and char cap, in that order.
+    fn guard_output(
+        &self,
+        guards: &GuardSpec,
+        mut value: Value,
+        trace_id: &str,
+        args: Value,
+    ) -> Outcome {
+        if let Some(tabular) = guards.tabular
+            && tabular::contains_table(&value, tabular.max_rows)
+        {
+            match tabular.action {
+                TabularAction::Block => {
+                    return Outcome::envelope(
+                        codes::TOKEN_STARVATION,
+                        tabular::BLOCK_MESSAGE,
+                        trace_id,
+                        "blocked",
+                        args,
+                    );
+                }
+                TabularAction::Summarize => {
+                    tabular::summarize_tables(&mut value, tabular.max_rows);
+                }
+            }
+        }
+        if let Some(max_lines) = guards.max_lines {
+            for_each_string(
+                &mut value,
+                &mut |text| match lines::cap_lines(text, max_lines) {
+                    Cow::Borrowed(_) => false,
+                    Cow::Owned(capped) => {
+                        *text = capped;
+                        true
+                    }
+                },
+            );
+        }
+        let strip_tags = guards.strip_xml;
+        for_each_string(
+            &mut value,
+            &mut |text| match strip::sanitize(text, strip_tags) {
+                Cow::Borrowed(_) => false,
+                Cow::Owned(clean) => {
+                    *text = clean;
+                    true
+                }
+            },
+        );
+        let mut result = success(value, guards.max_chars);
+        if let Some(cut) = result.1 {
+            let mut meta = MetaObject::new();
+            meta.0.insert(
+                "harness/truncated".to_owned(),
+                json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items}),
+            );
+            result.0 = result.0.with_meta(Some(meta));
+        }
+        Outcome {
+            result: Ok(result.0),
+            outcome: Cow::Borrowed("ok"),
+            error_code: None,
+            args,
+        }
+    }
+
+    fn finish(&self, tool: &ToolState, trace_id: &str, outcome: &Outcome, duration: Duration) {
+        let name = tool.spec.name;
+        if outcome.outcome != "ok" {
+            tool.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(
+            trace_id,
+            tool = name,
+            outcome = %outcome.outcome,
+            error_code = outcome.error_code.as_deref(),
+            duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
+            "tools/call"
+        );
+        if let Some(audit) = self.audit.get() {
+            let record = AuditRecord {
+                tool: name,
+                args_sha256: args_sha256(&outcome.args),
+                outcome: &outcome.outcome,
+                duration_ms,
+                trace_id,
+                error_code: outcome.error_code.as_deref(),
+            };
+            if let Err(error) = audit.append(&record) {
+                tracing::error!(trace_id, tool = name, %error, "audit record lost");
+            }
+        }
+    }
+
+    /// The JSON-RPC error (-32602) for a tool name the server does not publish.
+    pub fn unknown_tool(&self, name: &str) -> ErrorData {
+        unknown_tool(name)
+    }
+}
+
+/// The reply for a successful call, with the char cap applied: a JSON object becomes
+/// structuredContent (and the same JSON as text); a string becomes plain text; anything
+/// else becomes JSON text.
+fn success(value: Value, max_chars: Option<u64>) -> (CallToolResult, Option<chars::Cut>) {
+    match value {
+        Value::String(text) => {
+            let capped = max_chars.and_then(|max| chars::cap_text(&text, max));
+            let cut = capped.as_ref().map(|_| chars::Cut {
+                strings: 1,
+                array_items: 0,
+                original_chars: text.chars().count() as u64,
+            });
+            (
+                CallToolResult::success(vec![ContentBlock::text(capped.unwrap_or(text))]),
+                cut,
+            )
+        }
+        mut value => {
+            let cut = max_chars
+                .map(|max| chars::cap_value(&mut value, max))
+                .filter(|cut| !cut.is_empty());
+            let result = if value.is_object() {
+                CallToolResult::structured(value)
+            } else {
+                CallToolResult::success(vec![ContentBlock::text(value.to_string())])
+            };
+            (result, cut)
+        }
+    }
+}
+
+fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("non-string panic payload")
+}
+
+/// The JSON-RPC error (-32602) for a tool name the server does not publish.
+pub fn unknown_tool(name: &str) -> ErrorData {
+    let shown: String = name.chars().take(NAME_QUOTE_LIMIT).collect();
+    ErrorData::invalid_params(format!("unknown tool: {shown:?}"), None)
+}

@@ -1,0 +1,145 @@
+//! Test helpers shared by the end-to-end tests of every generated server: start the binary
+//! over stdio or streamable HTTP with its own audit file, connect rmcp's real MCP client,
+//! and call tools.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::Value;
+
+/// A connected MCP client.
+pub type Client = RunningService<RoleClient, ()>;
+
+/// A fresh, empty directory for one test.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("harness-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir is writable");
+    dir
+}
+
+/// Starts `binary serve --transport stdio --audit-path AUDIT` and initializes a client.
+pub async fn stdio_client(binary: &str, audit: &Path) -> Client {
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(binary).configure(|command| {
+            command
+                .args(["serve", "--transport", "stdio", "--audit-path"])
+                .arg(audit)
+                .stderr(Stdio::null());
+        }))
+        .expect("server starts");
+    ().serve(transport).await.expect("initialize over stdio")
+}
+
+/// A server process on a free loopback port, killed when dropped.
+pub struct HttpServer {
+    child: std::process::Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl HttpServer {
+    /// Starts `binary serve --transport streamable-http` on a free port and waits for
+    /// `/health`.
+    pub fn start(binary: &str, audit: &Path) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new(binary)
+            .args(["serve", "--transport", "streamable-http", "--bind"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--audit-path")
+            .arg(audit)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("server starts");
+        let server = Self { child, port };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while server.get("/health").is_none() {
+            assert!(Instant::now() < deadline, "server never became healthy");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// A plain HTTP/1.1 GET, returning (status line, body).
+    pub fn get(&self, path: &str) -> Option<(String, String)> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        .ok()?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response).ok()?;
+        let (head, body) = response.split_once("\r\n\r\n")?;
+        Some((head.lines().next()?.to_owned(), body.to_owned()))
+    }
+
+    /// Initializes a client against the MCP endpoint at `path`.
+    pub async fn client(&self, path: &str) -> Client {
+        let transport = StreamableHttpClientTransport::from_uri(format!(
+            "http://127.0.0.1:{}{path}",
+            self.port
+        ));
+        ().serve(transport)
+            .await
+            .expect("initialize over streamable HTTP")
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Calls `tool` with `arguments` (an object, or anything else for none).
+pub async fn call(
+    client: &Client,
+    tool: &str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Value::Object(arguments) = arguments {
+        params = params.with_arguments(arguments);
+    }
+    client.call_tool(params).await
+}
+
+/// The text of the first content block.
+pub fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().expect("text content").text
+}
+
+/// Asserts `value["trace_id"]` has the seed's `mcp-xxxxxxxx` form.
+pub fn assert_trace_id(envelope: &Value) {
+    let trace = envelope["trace_id"].as_str().expect("trace_id");
+    assert!(
+        trace.len() == 12
+            && trace.starts_with("mcp-")
+            && trace[4..].chars().all(|c| c.is_ascii_hexdigit()),
+        "{trace}"
+    );
+}
+
+/// The audit file's records, each checked to be one JSON object per line.
+pub fn audit_records(path: &Path) -> Vec<serde_json::Map<String, Value>> {
+    let text = std::fs::read_to_string(path).expect("audit file exists");
+    text.lines()
+        .map(|line| match serde_json::from_str(line) {
+            Ok(Value::Object(record)) => record,
+            other => panic!("not a JSON object line: {line:?} ({other:?})"),
+        })
+        .collect()
+}
