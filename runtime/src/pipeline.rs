@@ -23,10 +23,11 @@ use crate::envelope::{ErrorEnvelope, codes};
 use crate::error::ToolError;
 use crate::guards::rate_limit::SlidingWindow;
 use crate::guards::tabular::{self, TabularAction};
-use crate::guards::{chars, for_each_string, lines, strip};
+use crate::guards::{chars, lines, rewrite_strings, strip};
 use crate::spec::{GuardSpec, ServerSpec, ToolSpec};
 use crate::trace::trace_id_for;
 use crate::validate::{FromArguments, JsonObject};
+use tokio_util::sync::CancellationToken;
 
 /// Longest piece of a client-sent tool name quoted back in an error.
 const NAME_QUOTE_LIMIT: usize = 64;
@@ -71,10 +72,24 @@ pub struct Pipeline {
 pub struct Call {
     arguments: Option<JsonObject>,
     traceparent: Option<String>,
-    context: RequestContext<RoleServer>,
+    cancellation: CancellationToken,
 }
 
 impl Call {
+    /// A call with these arguments, W3C `traceparent` (if the client sent one) and
+    /// cancellation token.
+    pub fn new(
+        arguments: Option<JsonObject>,
+        traceparent: Option<String>,
+        cancellation: CancellationToken,
+    ) -> Self {
+        Self {
+            arguments,
+            traceparent,
+            cancellation,
+        }
+    }
+
     /// Splits a request into the tool name (to dispatch on) and the rest of the call.
     pub fn split(
         request: CallToolRequestParams,
@@ -86,12 +101,10 @@ impl Call {
             .and_then(MetaObject::get_traceparent)
             .or_else(|| context.meta.get_traceparent())
             .map(str::to_owned);
-        let call = Call {
-            arguments: request.arguments,
-            traceparent,
-            context,
-        };
-        (request.name, call)
+        (
+            request.name,
+            Call::new(request.arguments, traceparent, context.ct),
+        )
     }
 }
 
@@ -104,16 +117,19 @@ struct Outcome {
 }
 
 impl Outcome {
+    /// A failure answered with the error envelope. The message is sanitized like any output:
+    /// a tool's own error text may quote untrusted data.
     fn envelope(
         code: &str,
         message: &str,
         trace_id: &str,
-        outcome: &'static str,
+        outcome: impl Into<Cow<'static, str>>,
         args: Value,
     ) -> Self {
+        let message = strip::sanitize(message, true);
         Self {
-            result: Ok(ErrorEnvelope::new(code, message, trace_id).into_result()),
-            outcome: Cow::Borrowed(outcome),
+            result: Ok(ErrorEnvelope::new(code, &message, trace_id).into_result()),
+            outcome: outcome.into(),
             error_code: Some(code.to_owned()),
             args,
         }
@@ -234,7 +250,7 @@ impl Pipeline {
         };
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| raw_args());
-        let cancellation = call.context.ct.clone();
+        let cancellation = call.cancellation.clone();
         let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone());
         // The body is built inside the guarded future so a panic while constructing it is
         // caught too.
@@ -294,14 +310,8 @@ impl Pipeline {
                         "tool error"
                     );
                 }
-                Outcome {
-                    result: Ok(
-                        ErrorEnvelope::new(error.code(), error.message(), trace_id).into_result()
-                    ),
-                    outcome: Cow::Owned(error.outcome().to_owned()),
-                    error_code: Some(error.code().to_owned()),
-                    args: args_json,
-                }
+                let outcome = error.outcome().to_owned();
+                Outcome::envelope(error.code(), error.message(), trace_id, outcome, args_json)
             }
             Some(Ok(Ok(output))) => match serde_json::to_value(output) {
                 Ok(value) => self.guard_output(guards, value, trace_id, args_json),
@@ -346,28 +356,10 @@ impl Pipeline {
             }
         }
         if let Some(max_lines) = guards.max_lines {
-            for_each_string(
-                &mut value,
-                &mut |text| match lines::cap_lines(text, max_lines) {
-                    Cow::Borrowed(_) => false,
-                    Cow::Owned(capped) => {
-                        *text = capped;
-                        true
-                    }
-                },
-            );
+            rewrite_strings(&mut value, &|text| lines::cap_lines(text, max_lines));
         }
         let strip_tags = guards.strip_xml;
-        for_each_string(
-            &mut value,
-            &mut |text| match strip::sanitize(text, strip_tags) {
-                Cow::Borrowed(_) => false,
-                Cow::Owned(clean) => {
-                    *text = clean;
-                    true
-                }
-            },
-        );
+        rewrite_strings(&mut value, &|text| strip::sanitize(text, strip_tags));
         let mut result = success(value, guards.max_chars);
         if let Some(cut) = result.1 {
             let mut meta = MetaObject::new();

@@ -2,13 +2,10 @@
 //! trace id of a W3C `traceparent` the client sent in `_meta`, so the call joins the
 //! client's distributed trace.
 
-/// A fresh trace id such as `mcp-3a1b4c9e`.
+/// A fresh trace id such as `mcp-3a1b4c9e` (from a thread-local generator seeded by the OS:
+/// trace ids correlate logs, they are not secrets).
 pub fn new_trace_id() -> String {
-    let mut bytes = [0u8; 4];
-    // A trace id only correlates logs; if the OS has no randomness left, a fixed id
-    // still lets the call proceed.
-    let _ = getrandom::fill(&mut bytes);
-    format!("mcp-{:08x}", u32::from_be_bytes(bytes))
+    format!("mcp-{:08x}", rand::random::<u32>())
 }
 
 /// The 32-hex trace id of a valid W3C `traceparent` (`00-<trace-id>-<parent-id>-<flags>`).

@@ -7,33 +7,34 @@ pub mod rate_limit;
 pub mod strip;
 pub mod tabular;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
-/// Applies `edit` to every string in `value` the model will see (object keys included),
-/// depth first, and reports whether any string changed.
-pub(crate) fn for_each_string(
-    value: &mut Value,
-    edit: &mut impl FnMut(&mut String) -> bool,
-) -> bool {
+/// Rewrites every string in `value` the model will see (object keys included) with `edit`,
+/// which returns a borrowed text when nothing changes; nothing is reallocated then.
+pub(crate) fn rewrite_strings(value: &mut Value, edit: &impl Fn(&str) -> Cow<'_, str>) {
     match value {
-        Value::String(text) => edit(text),
-        Value::Array(items) => {
-            let mut changed = false;
-            for item in items {
-                changed |= for_each_string(item, edit);
+        Value::String(text) => {
+            if let Cow::Owned(changed) = edit(text) {
+                *text = changed;
             }
-            changed
         }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| rewrite_strings(item, edit)),
         Value::Object(object) => {
-            let mut changed = false;
-            let entries = std::mem::take(object);
-            for (mut key, mut item) in entries {
-                changed |= edit(&mut key);
-                changed |= for_each_string(&mut item, edit);
-                object.insert(key, item);
+            // Keys almost never change; rebuild the map (keeping its order) only when one does.
+            if object.keys().any(|key| matches!(edit(key), Cow::Owned(_))) {
+                let entries = std::mem::take(object);
+                for (key, item) in entries {
+                    object.insert(edit(&key).into_owned(), item);
+                }
             }
-            changed
+            object
+                .values_mut()
+                .for_each(|item| rewrite_strings(item, edit));
         }
-        _ => false,
+        _ => {}
     }
 }

@@ -6,6 +6,9 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Admissions reserved up front; larger windows grow as calls arrive.
+const PREALLOCATED: usize = 64;
+
 /// The limit of one tool.
 #[derive(Debug)]
 pub struct SlidingWindow {
@@ -27,7 +30,9 @@ impl SlidingWindow {
         Self {
             calls,
             period,
-            admitted: Mutex::new(VecDeque::with_capacity(calls as usize)),
+            // The queue grows with admissions; reserving `calls` up front would let a large
+            // limit exhaust memory at startup.
+            admitted: Mutex::new(VecDeque::with_capacity((calls as usize).min(PREALLOCATED))),
         }
     }
 
@@ -108,6 +113,12 @@ mod tests {
                 .try_acquire_at(start + Duration::from_secs(61))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn a_huge_limit_does_not_reserve_memory_up_front() {
+        let limit = SlidingWindow::new(u32::MAX, Duration::from_secs(1));
+        assert!(limit.try_acquire().is_ok());
     }
 
     #[test]
