@@ -32,6 +32,15 @@ fn default_manifest_artifacts() {
 }
 
 #[test]
+fn example_manifest_artifacts() {
+    let source = std::fs::read_to_string("examples/ops-agent/harness.toml").expect("example manifest");
+    let artifacts = generate(&source, &options("examples/ops-agent/harness.toml")).expect("valid");
+    for (path, text) in artifacts {
+        insta::assert_snapshot!(format!("ops_agent__{path}"), text);
+    }
+}
+
+#[test]
 fn good_fixture_artifacts() {
     insta::glob!("fixtures/good/*.toml", |path| {
         let source = std::fs::read_to_string(path).expect("fixture");

@@ -573,15 +573,11 @@ impl ModelBuilder {
         let positive = [
             ("max_lines", guards.max_lines),
             ("timeout_ms", guards.timeout_ms),
-            ("tabular", guards.tabular.map(|tabular| tabular.max_rows)),
+            ("tabular.max_rows", guards.tabular.map(|tabular| tabular.max_rows)),
         ];
         for (key, value) in positive {
             if value == Some(0) {
-                let at = if key == "tabular" {
-                    path.key(key).key("max_rows")
-                } else {
-                    path.key(key)
-                };
+                let at = key.split('.').fold(path.clone(), |at, part| at.key(part));
                 self.error(
                     Diagnostic::value(at, format!("{key} must be at least 1"))
                         .label("zero")
