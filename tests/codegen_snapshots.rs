@@ -33,7 +33,8 @@ fn default_manifest_artifacts() {
 
 #[test]
 fn example_manifest_artifacts() {
-    let source = std::fs::read_to_string("examples/ops-agent/harness.toml").expect("example manifest");
+    let source =
+        std::fs::read_to_string("examples/ops-agent/harness.toml").expect("example manifest");
     let artifacts = generate(&source, &options("examples/ops-agent/harness.toml")).expect("valid");
     for (path, text) in artifacts {
         insta::assert_snapshot!(format!("ops_agent__{path}"), text);

@@ -573,7 +573,10 @@ impl ModelBuilder {
         let positive = [
             ("max_lines", guards.max_lines),
             ("timeout_ms", guards.timeout_ms),
-            ("tabular.max_rows", guards.tabular.map(|tabular| tabular.max_rows)),
+            (
+                "tabular.max_rows",
+                guards.tabular.map(|tabular| tabular.max_rows),
+            ),
         ];
         for (key, value) in positive {
             if value == Some(0) {
