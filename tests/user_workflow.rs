@@ -141,7 +141,7 @@ fn build_scaffold_implement_and_break() {
     std::fs::create_dir_all(&tools_dir).unwrap();
     std::fs::write(tools_dir.join("ping_v2.rs"), PING_BODY).unwrap();
     let source = std::fs::read_to_string(project.join("harness.toml")).unwrap();
-    let model = harness_codegen::load(&source, "harness.toml").expect("fixture is valid");
+    let model = harness_codegen::load(&source, "harness.toml", &project).expect("fixture is valid");
     let report = scaffold(&model, &tools_dir).unwrap();
     assert_eq!(
         report,

@@ -57,8 +57,9 @@ fn render_missing(missing: &[MissingBody]) -> String {
     text
 }
 
-/// Validates manifest text into the model; `file_name` is used in error messages.
-pub fn load(source: &str, file_name: &str) -> Result<Model, ManifestErrors> {
+/// Validates manifest text into the model; `file_name` is used in error messages and files
+/// the manifest names are read relative to `base_dir`.
+pub fn load(source: &str, file_name: &str, base_dir: &Path) -> Result<Model, ManifestErrors> {
     match crate::manifest::parse(source) {
         Err((map, diagnostics)) => Err(ManifestErrors::new(
             file_name,
@@ -68,7 +69,7 @@ pub fn load(source: &str, file_name: &str) -> Result<Model, ManifestErrors> {
         )),
         Ok(parsed) => {
             let mut diagnostics = parsed.unknown_keys;
-            let model = model::build(&parsed.manifest)
+            let model = model::build(&parsed.manifest, base_dir)
                 .map_err(|errors| diagnostics.extend(errors))
                 .ok();
             match model {
@@ -95,7 +96,7 @@ fn sha256_hex(text: &str) -> String {
 
 /// Generates every artifact from manifest text.
 pub fn generate(source: &str, options: &EmitOptions) -> Result<Artifacts, ManifestErrors> {
-    let model = load(source, &options.manifest_name)?;
+    let model = load(source, &options.manifest_name, &options.base_dir)?;
     Ok(emit_all(&model, options))
 }
 
@@ -106,6 +107,8 @@ pub struct BuildOutput {
     pub files: Vec<PathBuf>,
     /// The artifacts whose content changed (and were therefore rewritten).
     pub changed: Vec<PathBuf>,
+    /// Every file the output depends on, for `cargo::rerun-if-changed`.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// Configures generation for a build script.
@@ -116,6 +119,7 @@ pub struct Builder {
     package_root: PathBuf,
     tools_dir: String,
     check_bodies: bool,
+    out_prefix: String,
 }
 
 impl Builder {
@@ -131,6 +135,7 @@ impl Builder {
             package_root: package_root.into(),
             tools_dir: "src/tools".to_owned(),
             check_bodies: true,
+            out_prefix: String::new(),
         }
     }
 
@@ -147,6 +152,13 @@ impl Builder {
         self
     }
 
+    /// Where `out_dir` sits inside OUT_DIR (e.g. `fixture/`), so generated `include_str!`s
+    /// find the bundle files; empty when `out_dir` is OUT_DIR itself.
+    pub fn out_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.out_prefix = prefix.into();
+        self
+    }
+
     /// The manifest path, for `rerun-if-changed`.
     pub fn manifest_path(&self) -> PathBuf {
         self.package_root.join(&self.manifest)
@@ -159,18 +171,25 @@ impl Builder {
             path: path.clone(),
             source,
         })?;
+        let base_dir = path
+            .parent()
+            .map_or_else(|| self.package_root.clone(), Path::to_path_buf);
         let options = EmitOptions {
             manifest_name: self.manifest.display().to_string(),
             tools_dir: self.tools_dir.clone(),
+            base_dir,
+            out_prefix: self.out_prefix.clone(),
         };
-        let model = load(&source, &options.manifest_name)?;
+        let model = load(&source, &options.manifest_name, &options.base_dir)?;
         if self.check_bodies {
             let missing = missing_bodies(&model, &self.package_root, &self.tools_dir);
             if !missing.is_empty() {
                 return Err(BuildError::MissingBodies(missing));
             }
         }
-        write_artifacts(&self.out_dir, &emit_all(&model, &options))
+        let mut output = write_artifacts(&self.out_dir, &emit_all(&model, &options))?;
+        output.inputs = std::iter::once(path).chain(model.inputs).collect();
+        Ok(output)
     }
 }
 
@@ -194,6 +213,7 @@ pub fn write_artifacts(out_dir: &Path, artifacts: &Artifacts) -> Result<BuildOut
     let mut output = BuildOutput {
         files: Vec::new(),
         changed: Vec::new(),
+        inputs: Vec::new(),
     };
     for (relative, text) in artifacts {
         let path = out_dir.join(relative);

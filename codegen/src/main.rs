@@ -70,7 +70,13 @@ fn run(args: &Args) -> Result<(), String> {
     let source = std::fs::read_to_string(&args.manifest)
         .map_err(|error| format!("error: cannot read {}: {error}", args.manifest.display()))?;
     let name = args.manifest.display().to_string();
-    let model = builder::load(&source, &name).map_err(|errors| errors.render_styled())?;
+    let base_dir = args
+        .manifest
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let model =
+        builder::load(&source, &name, &base_dir).map_err(|errors| errors.render_styled())?;
     match args.command.as_str() {
         "check" => {
             println!("{name}: ok ({} tools)", model.tools.len());
@@ -96,6 +102,8 @@ fn run(args: &Args) -> Result<(), String> {
             let options = EmitOptions {
                 manifest_name: name,
                 tools_dir: args.tools_dir.display().to_string(),
+                base_dir,
+                out_prefix: String::new(),
             };
             let artifacts = harness_codegen::emit::emit_all(&model, &options);
             let written = builder::write_artifacts(out, &artifacts)

@@ -11,6 +11,8 @@ use serde::Deserialize;
 use toml::de::DeTable;
 
 use crate::diagnostics::{Diagnostic, ManifestPath};
+
+pub mod bundle;
 use crate::source::SourceMap;
 
 /// harness.toml: one hardened MCP tool server and everything around it.
@@ -31,6 +33,22 @@ pub struct Manifest {
     /// The tools the server publishes, in `tools/list` order.
     #[serde(default)]
     pub tools: Vec<Tool>,
+    /// Harbor task metadata; with it, `bundle` writes a Harbor task directory.
+    pub task: Option<bundle::Task>,
+    /// The environment phase and the main container.
+    pub environment: Option<bundle::Environment>,
+    /// The agent phase.
+    pub agent: Option<bundle::Agent>,
+    /// The verifier phase.
+    pub verifier: Option<bundle::Verifier>,
+    /// The Compose services.
+    pub compose: Option<bundle::Compose>,
+    /// Skills copied into the main image.
+    #[serde(default)]
+    pub skills: Vec<bundle::Skill>,
+    /// Files Harbor collects after the agent run.
+    #[serde(default)]
+    pub artifacts: Vec<bundle::Artifact>,
 }
 
 /// The `[server]` table.

@@ -1,8 +1,11 @@
 //! Stage 2: the validated model. Every name is resolved to its Rust identifiers, every
 //! constraint is checked against its type, and every problem is collected, not just the first.
 
+pub mod bundle;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -26,6 +29,10 @@ pub struct Model {
     pub tools: Vec<ToolModel>,
     /// sha256 (hex) of the manifest text, published by the `diagnostics` tool.
     pub manifest_sha256: String,
+    /// The Harbor task bundle, when the manifest has `[task]`.
+    pub bundle: Option<bundle::BundleModel>,
+    /// Files besides the manifest that the output depends on (instruction, skill bodies).
+    pub inputs: Vec<PathBuf>,
 }
 
 /// The validated `[audit]` table.
@@ -327,8 +334,9 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
     "Vec",
 ];
 
-/// Builds the model from a parsed manifest, or returns every problem found.
-pub fn build(manifest: &Manifest) -> Result<Model, Vec<Diagnostic>> {
+/// Builds the model from a parsed manifest (files it names are read relative to
+/// `base_dir`), or returns every problem found.
+pub fn build(manifest: &Manifest, base_dir: &Path) -> Result<Model, Vec<Diagnostic>> {
     let mut builder = ModelBuilder::default();
     for name in RESERVED_TYPE_NAMES {
         builder
@@ -370,6 +378,8 @@ pub fn build(manifest: &Manifest) -> Result<Model, Vec<Diagnostic>> {
                 .map(|builtin| builtin_tool(builtin, &defaults)),
         );
     }
+    let mut inputs = Vec::new();
+    let bundle = bundle::build(manifest, base_dir, &mut inputs, &mut builder.diagnostics);
     if builder.diagnostics.is_empty() {
         Ok(Model {
             server,
@@ -377,6 +387,8 @@ pub fn build(manifest: &Manifest) -> Result<Model, Vec<Diagnostic>> {
             audit,
             tools,
             manifest_sha256: String::new(),
+            bundle,
+            inputs,
         })
     } else {
         Err(builder.diagnostics)

@@ -10,7 +10,13 @@ fn main() -> ExitCode {
     println!("cargo::rerun-if-changed=src/tools");
     let builder = harness_codegen::Builder::new(root, "harness.toml", out_dir);
     match builder.build() {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(output) => {
+            // The manifest, and every file it names (instruction, skill bodies).
+            for input in output.inputs {
+                println!("cargo::rerun-if-changed={}", input.display());
+            }
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             eprintln!("{error}");
             println!("cargo::error=harness.toml cannot be built; every problem is listed below");

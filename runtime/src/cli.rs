@@ -7,6 +7,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rmcp::ServerHandler;
 
 use crate::audit::{AuditError, AuditLog};
+use crate::bundle::{BundleError, BundleSpec, write_bundle};
+use crate::health::HealthError;
 use crate::pipeline::Pipeline;
 use crate::serve::{HttpOptions, ServeError, serve_http, serve_stdio};
 use crate::spec::{ServerSpec, ToolSpec, TransportKind};
@@ -19,6 +21,8 @@ pub trait GeneratedServer: ServerHandler + Clone {
     fn tool_specs(&self) -> &'static [ToolSpec];
     /// The guard pipeline every call goes through.
     fn pipeline(&self) -> &Pipeline;
+    /// The Harbor task directory generated with the server.
+    fn bundle(&self) -> &'static BundleSpec;
 }
 
 #[derive(Debug, Parser)]
@@ -47,6 +51,31 @@ enum Command {
     },
     /// Print the `tools/list` result as JSON.
     Tools,
+    /// Write the Harbor task directory generated from the manifest, with this binary in it.
+    Bundle {
+        /// The directory to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Overwrite the bundle's files in a non-empty directory.
+        #[arg(long)]
+        force: bool,
+        /// The server binary to ship (default: this executable). It must be static.
+        #[arg(long)]
+        binary: Option<PathBuf>,
+        /// Write the bundle with a dynamically linked binary (for inspection only: the
+        /// FROM scratch sidecar cannot run it).
+        #[arg(long)]
+        allow_dynamic: bool,
+    },
+    /// Exit 0 when URL answers 200 {"status":"ok"} (the image's HEALTHCHECK).
+    Health {
+        /// The health endpoint.
+        #[arg(long)]
+        url: String,
+        /// Seconds to wait.
+        #[arg(long, default_value_t = 2)]
+        timeout_seconds: u64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -73,6 +102,15 @@ pub enum CliError {
     /// Writing to stdout failed.
     #[error("cannot write to stdout: {0}")]
     Stdout(std::io::Error),
+    /// The bundle could not be written.
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
+    /// The health check failed.
+    #[error(transparent)]
+    Health(#[from] HealthError),
+    /// This executable's path is unknown.
+    #[error("cannot find this executable: {0}")]
+    CurrentExe(std::io::Error),
 }
 
 /// Parses the command line and runs it against `server`.
@@ -92,6 +130,31 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<(), CliError> {
             use std::io::Write;
             writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)
         }
+        Command::Bundle {
+            out,
+            force,
+            binary,
+            allow_dynamic,
+        } => {
+            let binary = match binary {
+                Some(binary) => binary,
+                None => std::env::current_exe().map_err(CliError::CurrentExe)?,
+            };
+            let written = write_bundle(server.bundle(), &out, &binary, force, allow_dynamic)?;
+            use std::io::Write;
+            let mut stdout = std::io::stdout();
+            for path in written {
+                writeln!(stdout, "{}", path.display()).map_err(CliError::Stdout)?;
+            }
+            Ok(())
+        }
+        Command::Health {
+            url,
+            timeout_seconds,
+        } => Ok(crate::health::check(
+            &url,
+            std::time::Duration::from_secs(timeout_seconds),
+        )?),
     }
 }
 

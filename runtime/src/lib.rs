@@ -9,11 +9,13 @@
 
 pub mod audit;
 pub mod builtins;
+pub mod bundle;
 pub mod cli;
 pub mod context;
 pub mod envelope;
 pub mod error;
 pub mod guards;
+pub mod health;
 pub mod pipeline;
 pub mod serve;
 pub mod spec;
@@ -34,6 +36,7 @@ pub mod __private {
 
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::builtins::{self, NoArguments};
+    pub use crate::bundle::{BundleFile, BundleSpec};
     pub use crate::cli::GeneratedServer;
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;

@@ -1,5 +1,6 @@
 //! Stage 3: one emitter per artifact, each seeing only the validated model.
 
+pub mod bundle;
 pub mod rust;
 pub mod schema;
 
@@ -20,6 +21,10 @@ pub struct EmitOptions {
     pub manifest_name: String,
     /// Where tool bodies live, relative to the package root (quoted in compile errors).
     pub tools_dir: String,
+    /// The manifest's directory; files it names are relative to it.
+    pub base_dir: std::path::PathBuf,
+    /// Where the artifacts sit inside OUT_DIR (see [`crate::Builder::out_prefix`]).
+    pub out_prefix: String,
 }
 
 impl Default for EmitOptions {
@@ -27,6 +32,8 @@ impl Default for EmitOptions {
         Self {
             manifest_name: "harness.toml".to_owned(),
             tools_dir: "src/tools".to_owned(),
+            base_dir: std::path::PathBuf::from("."),
+            out_prefix: String::new(),
         }
     }
 }
@@ -34,11 +41,14 @@ impl Default for EmitOptions {
 /// Emits every artifact of `model`.
 pub fn emit_all(model: &Model, options: &EmitOptions) -> Artifacts {
     let mut artifacts = Artifacts::new();
-    let tokens = rust::server_module(model, &options.tools_dir);
+    let tokens = rust::server_module(model, options);
     artifacts.insert(
         SERVER_FILE.to_owned(),
         format_rust(tokens, &options.manifest_name),
     );
+    if let Some(bundle_model) = &model.bundle {
+        bundle::emit(model, bundle_model, options, &mut artifacts);
+    }
     artifacts
 }
 

@@ -5,13 +5,16 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::emit::EmitOptions;
 use crate::emit::schema::input_schema;
 use crate::ident::to_ident;
 use crate::manifest::{Fsync, TabularAction, TransportKind};
 use crate::model::{Builtin, FieldModel, GuardPolicy, Model, Presence, ToolModel, TypeModel};
 
 /// The whole generated module (not yet formatted).
-pub fn server_module(model: &Model, tools_dir: &str) -> TokenStream {
+pub fn server_module(model: &Model, options: &EmitOptions) -> TokenStream {
+    let tools_dir = options.tools_dir.as_str();
+    let bundle = bundle_spec(model, &options.out_prefix);
     let server_spec = server_spec(model);
     let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
     let types = user_tools().map(tool_types);
@@ -24,6 +27,7 @@ pub fn server_module(model: &Model, tools_dir: &str) -> TokenStream {
         use ::std::sync::Arc;
 
         #server_spec
+        #bundle
         #(#types)*
         #(#traits)*
         #tools_bound
@@ -133,6 +137,39 @@ fn tool_spec(tool: &ToolModel) -> TokenStream {
             },
             guards: #guards,
         }
+    }
+}
+
+/// The Harbor task directory, embedded from OUT_DIR so it always matches the binary.
+fn bundle_spec(model: &Model, out_prefix: &str) -> TokenStream {
+    let rt = rt();
+    let Some(bundle) = &model.bundle else {
+        return quote! {
+            /// This manifest has no `[task]`, so there is no bundle.
+            pub const BUNDLE: #rt::BundleSpec = #rt::BundleSpec { files: &[], binary_paths: &[] };
+        };
+    };
+    let files = crate::emit::bundle::file_paths(model, bundle)
+        .into_iter()
+        .map(|path| {
+            let include = format!("/{out_prefix}{}{path}", crate::emit::bundle::PREFIX);
+            let executable = path.ends_with(".sh");
+            quote! {
+                #rt::BundleFile {
+                    path: #path,
+                    contents: include_str!(concat!(env!("OUT_DIR"), #include)),
+                    executable: #executable,
+                }
+            }
+        });
+    let binary_paths = crate::emit::bundle::binary_paths(bundle);
+    quote! {
+        /// The Harbor task directory (`bundle --out DIR` writes it, with this binary at
+        /// `binary_paths`).
+        pub const BUNDLE: #rt::BundleSpec = #rt::BundleSpec {
+            files: &[#(#files),*],
+            binary_paths: &[#(#binary_paths),*],
+        };
     }
 }
 
@@ -641,6 +678,10 @@ fn harness(model: &Model) -> TokenStream {
 
             fn pipeline(&self) -> &#rt::Pipeline {
                 &self.pipeline
+            }
+
+            fn bundle(&self) -> &'static #rt::BundleSpec {
+                &BUNDLE
             }
         }
 

@@ -1,0 +1,151 @@
+//! environment/docker-compose.yaml as a typed value, serialized by `serde_yaml_ng`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::emit::EmitOptions;
+use crate::model::bundle::BundleModel;
+
+#[derive(Serialize)]
+struct ComposeFile {
+    services: BTreeMap<String, Service>,
+}
+
+#[derive(Default, Serialize)]
+struct Service {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    build: Option<Build>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_only: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tmpfs: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cap_drop: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    security_opt: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    environment: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    networks: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    network_mode: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    depends_on: BTreeMap<String, DependsOn>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    healthcheck: Option<Healthcheck>,
+}
+
+#[derive(Serialize)]
+struct Build {
+    context: String,
+}
+
+#[derive(Serialize)]
+struct DependsOn {
+    condition: &'static str,
+}
+
+#[derive(Serialize)]
+struct Healthcheck {
+    test: Vec<String>,
+    interval: String,
+    timeout: String,
+    retries: u32,
+    start_period: String,
+}
+
+/// The text of docker-compose.yaml: main waits for the healthy sidecar; the sidecar runs the
+/// server on the loopback bind with a read-only root, a tmpfs log directory, no published
+/// ports, no capabilities and a healthcheck that runs the binary itself.
+pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
+    let sidecar = &bundle.compose.sidecar;
+    let binary = super::binary_name(bundle);
+    let health_url = format!("http://{}{}", bundle.sidecar_bind, bundle.health_path);
+    let uid = sidecar.uid;
+    let mut services = BTreeMap::new();
+    let main = Service {
+        depends_on: BTreeMap::from([(
+            sidecar.name.clone(),
+            DependsOn {
+                condition: "service_healthy",
+            },
+        )]),
+        ..Service::default()
+    };
+    services.insert("main".to_owned(), main);
+    let (image, build) = match &sidecar.image {
+        Some(image) => (Some(image.clone()), None),
+        None => (
+            None,
+            Some(Build {
+                context: format!("./{}", sidecar.name),
+            }),
+        ),
+    };
+    let check = &sidecar.healthcheck;
+    services.insert(
+        sidecar.name.clone(),
+        Service {
+            image,
+            build,
+            command: Some(vec![
+                "serve".into(),
+                "--transport".into(),
+                "streamable-http".into(),
+                "--bind".into(),
+                bundle.sidecar_bind.to_string(),
+                "--audit-path".into(),
+                bundle.audit_path.clone(),
+            ]),
+            user: Some(format!("{uid}:{uid}")),
+            read_only: Some(sidecar.read_only),
+            tmpfs: Some(vec![format!(
+                "{}:uid={uid},gid={uid},mode=0700",
+                bundle.log_dir
+            )]),
+            cap_drop: Some(vec!["ALL".into()]),
+            security_opt: Some(vec!["no-new-privileges:true".into()]),
+            healthcheck: Some(Healthcheck {
+                test: vec![
+                    "CMD".into(),
+                    format!("/{binary}"),
+                    "health".into(),
+                    "--url".into(),
+                    health_url,
+                ],
+                interval: check.interval.clone(),
+                timeout: check.timeout.clone(),
+                retries: check.retries,
+                start_period: check.start_period.clone(),
+            }),
+            ..Service::default()
+        },
+    );
+    for service in &bundle.compose.services {
+        services.insert(
+            service.name.clone(),
+            Service {
+                image: service.image.clone(),
+                build: service.build.as_ref().map(|context| Build {
+                    context: context.clone(),
+                }),
+                environment: service.environment.clone(),
+                networks: service.networks.clone(),
+                network_mode: service.network_mode.clone(),
+                ..Service::default()
+            },
+        );
+    }
+    let yaml = serde_yaml_ng::to_string(&ComposeFile { services }).expect("compose is plain YAML");
+    format!(
+        "# @generated by harness-codegen from {}. Do not edit: change the manifest and rebuild.\n{yaml}",
+        options.manifest_name
+    )
+}

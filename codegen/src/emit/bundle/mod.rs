@@ -1,0 +1,64 @@
+//! The Harbor task directory (seed 004 §15.3): one emitter per file. TOML and YAML are typed
+//! values serialized by their crates; prose and Dockerfiles come from templates/.
+
+mod compose;
+mod task_toml;
+mod templated;
+
+use crate::emit::{Artifacts, EmitOptions};
+use crate::model::Model;
+use crate::model::bundle::BundleModel;
+
+/// Where bundle files go among the artifacts.
+pub const PREFIX: &str = "bundle/";
+
+/// File name of the server binary inside the bundle (sidecar and verifier images).
+pub fn binary_name(bundle: &BundleModel) -> String {
+    bundle.compose.sidecar.name.clone()
+}
+
+/// Every bundle file of `model`: (path inside the bundle, text), sorted by path.
+pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<(String, String)> {
+    let mut files = vec![
+        (
+            "task.toml".to_owned(),
+            task_toml::task_toml(bundle, options),
+        ),
+        ("instruction.md".to_owned(), bundle.instruction.clone()),
+        (
+            "environment/docker-compose.yaml".to_owned(),
+            compose::compose_yaml(bundle, options),
+        ),
+    ];
+    files.extend(templated::files(model, bundle, options));
+    files.sort();
+    files
+}
+
+/// The paths of the bundle's files, as [`files`] emits them.
+pub fn file_paths(model: &Model, bundle: &BundleModel) -> Vec<String> {
+    files(model, bundle, &EmitOptions::default())
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// Where the server binary goes: the sidecar's build context (unless it runs a pinned
+/// image) and the verifier's.
+pub fn binary_paths(bundle: &BundleModel) -> Vec<String> {
+    let binary = binary_name(bundle);
+    let sidecar = &bundle.compose.sidecar;
+    let mut paths = Vec::new();
+    if sidecar.image.is_none() {
+        paths.push(format!("environment/{}/{binary}", sidecar.name));
+    }
+    paths.push(format!("tests/{binary}"));
+    paths
+}
+
+/// Adds every bundle file of `model` to `artifacts`.
+pub fn emit(model: &Model, bundle: &BundleModel, options: &EmitOptions, artifacts: &mut Artifacts) {
+    for (path, text) in files(model, bundle, options) {
+        artifacts.insert(format!("{PREFIX}{path}"), text);
+    }
+}

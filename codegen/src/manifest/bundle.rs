@@ -1,0 +1,375 @@
+//! The raw `[task]`, `[environment]`, `[agent]`, `[verifier]`, `[compose]`, `[[skills]]`
+//! and `[[artifacts]]` tables: the Harbor task directory around the server (seed 004 §15.3).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `[task]`: Harbor task metadata.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Task {
+    /// `org/name`, e.g. `llmkb/compose-topology-repair-mcp`.
+    pub name: String,
+    /// One line about the task.
+    pub description: Option<String>,
+    /// Search keywords.
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// Who wrote the task.
+    #[serde(default)]
+    pub authors: Vec<Author>,
+    /// Free-form `[metadata]` of task.toml (dataset, category, difficulty...).
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+    /// The instruction the agent reads (instruction.md), inline...
+    pub instruction: Option<String>,
+    /// ...or from a file, relative to the manifest.
+    pub instruction_file: Option<String>,
+}
+
+/// A task author.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Author {
+    /// Name.
+    pub name: String,
+    /// Email address.
+    pub email: Option<String>,
+}
+
+/// A Harbor network policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetworkMode {
+    /// Unrestricted.
+    Public,
+    /// No network at all.
+    NoNetwork,
+    /// Only `allowed_hosts`.
+    Allowlist,
+}
+
+/// `[environment]`: the environment phase and the main container.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Environment {
+    /// Operating system.
+    #[serde(default = "default_os")]
+    #[schemars(default = "default_os")]
+    pub os: String,
+    /// Working directory of the agent.
+    #[serde(default = "default_workdir")]
+    #[schemars(default = "default_workdir")]
+    pub workdir: String,
+    /// Image build timeout.
+    pub build_timeout_sec: Option<u64>,
+    /// CPUs.
+    pub cpus: Option<u32>,
+    /// Memory in MiB.
+    pub memory_mb: Option<u64>,
+    /// Network policy of the environment phase (and of agent setup).
+    pub network_mode: Option<NetworkMode>,
+    /// Hosts reachable in allowlist mode.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// Where the main image holds the skills (`[[skills]]` are copied there).
+    pub skills_dir: Option<String>,
+    /// Harbor's environment healthcheck, run in main.
+    pub healthcheck: Option<Healthcheck>,
+    /// MCP servers handed to the agent.
+    #[serde(default)]
+    pub mcp_servers: Vec<McpServer>,
+}
+
+fn default_os() -> String {
+    "linux".to_owned()
+}
+
+fn default_workdir() -> String {
+    "/workspace".to_owned()
+}
+
+/// `[environment.healthcheck]`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Healthcheck {
+    /// Shell command run in main.
+    pub command: String,
+    /// Seconds between checks.
+    pub interval_sec: Option<u64>,
+    /// Seconds before a check fails.
+    pub timeout_sec: Option<u64>,
+    /// Grace period.
+    pub start_period_sec: Option<u64>,
+    /// Failures before unhealthy.
+    pub retries: Option<u32>,
+}
+
+/// An MCP transport as Harbor names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum McpTransport {
+    /// A child process of the agent.
+    Stdio,
+    /// The 2024-11-05 HTTP+SSE transport (Harbor's default).
+    Sse,
+    /// Streamable HTTP.
+    StreamableHttp,
+}
+
+/// `[[environment.mcp_servers]]`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct McpServer {
+    /// Registration name.
+    pub name: String,
+    /// Transport (Harbor's default is `sse`).
+    pub transport: Option<McpTransport>,
+    /// Endpoint of `sse` and `streamable-http`.
+    pub url: Option<String>,
+    /// Command of `stdio`.
+    pub command: Option<String>,
+    /// Arguments of `stdio`.
+    pub args: Option<Vec<String>>,
+    /// Not a Harbor field here: accepted only so the lint can say where it belongs.
+    pub allowed_tools: Option<Vec<String>>,
+}
+
+/// `[agent]`: the agent phase.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Agent {
+    /// Agent timeout.
+    pub timeout_sec: Option<u64>,
+    /// The uid the agent runs as.
+    pub user: Option<u32>,
+    /// Network policy of `agent.run()`.
+    pub network_mode: Option<NetworkMode>,
+    /// Hosts reachable in allowlist mode.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+}
+
+/// Whether the verifier shares the environment or gets its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvironmentMode {
+    /// Runs inside the task environment.
+    Shared,
+    /// Runs in its own container built from tests/.
+    Separate,
+}
+
+/// `[verifier]`: the verifier phase.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Verifier {
+    /// Verifier timeout.
+    pub timeout_sec: Option<u64>,
+    /// `shared` or `separate`.
+    pub environment_mode: Option<EnvironmentMode>,
+    /// Network policy of the verifier phase.
+    pub network_mode: Option<NetworkMode>,
+    /// Hosts reachable in allowlist mode.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// Base image of the separate verifier (tests/Dockerfile), pinned by digest.
+    pub image: Option<String>,
+    /// `[verifier.environment]` of a separate verifier.
+    pub environment: Option<VerifierEnvironment>,
+    /// `[[verifier.collect]]` hooks, run before the verifier.
+    #[serde(default)]
+    pub collect: Vec<Collect>,
+}
+
+/// `[verifier.environment]`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct VerifierEnvironment {
+    /// Operating system.
+    pub os: Option<String>,
+    /// Working directory.
+    pub workdir: Option<String>,
+    /// CPUs.
+    pub cpus: Option<u32>,
+    /// Memory in MiB.
+    pub memory_mb: Option<u64>,
+    /// Network policy.
+    pub network_mode: Option<NetworkMode>,
+    /// Hosts reachable in allowlist mode.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+}
+
+/// `[[verifier.collect]]`: evidence gathered from a service before the verifier runs.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Collect {
+    /// The compose service (default `main`).
+    #[serde(default = "default_main")]
+    #[schemars(default = "default_main")]
+    pub service: String,
+    /// User to run as.
+    pub user: Option<String>,
+    /// Timeout.
+    pub timeout_sec: Option<u64>,
+    /// Shell command.
+    pub command: String,
+}
+
+fn default_main() -> String {
+    "main".to_owned()
+}
+
+/// `[[artifacts]]`: a file Harbor copies out of a service.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Artifact {
+    /// Path inside the service.
+    pub source: String,
+    /// Path inside the artifacts directory (relative).
+    pub destination: String,
+    /// The compose service (default main).
+    pub service: Option<String>,
+}
+
+/// `[[skills]]`: a SKILL.md copied into the main image's `skills_dir`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Skill {
+    /// Skill directory name, e.g. `incident-triage`.
+    pub name: String,
+    /// One line saying when to use it.
+    pub description: String,
+    /// Markdown body, relative to the manifest.
+    pub body_file: String,
+}
+
+/// `[compose]`: the services of environment/docker-compose.yaml.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Compose {
+    /// The main (agent) container.
+    pub main: MainService,
+    /// The MCP sidecar that runs this server.
+    #[serde(default)]
+    pub sidecar: Sidecar,
+    /// Other services of the topology (db, proxy...).
+    #[serde(default)]
+    pub services: Vec<Service>,
+}
+
+/// `[compose.main]`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct MainService {
+    /// Base image of environment/Dockerfile, pinned by digest.
+    pub base_image: String,
+    /// uid of the agent user the image creates.
+    #[serde(default = "default_agent_uid")]
+    #[schemars(default = "default_agent_uid")]
+    pub uid: u32,
+    /// Loopback ports main listens on.
+    #[serde(default)]
+    pub ports: Vec<u16>,
+}
+
+fn default_agent_uid() -> u32 {
+    1000
+}
+
+/// `[compose.sidecar]`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Sidecar {
+    /// Compose service name.
+    #[serde(default = "default_sidecar_name")]
+    #[schemars(default = "default_sidecar_name")]
+    pub name: String,
+    /// Non-root uid the server runs as.
+    #[serde(default = "default_sidecar_uid")]
+    #[schemars(default = "default_sidecar_uid")]
+    pub uid: u32,
+    /// Read-only root filesystem.
+    #[serde(default = "yes")]
+    #[schemars(default = "yes")]
+    pub read_only: bool,
+    /// Run this image (pinned by digest) instead of building one from the bundled binary.
+    pub image: Option<String>,
+    /// Compose healthcheck timing.
+    #[serde(default)]
+    pub healthcheck: SidecarHealthcheck,
+}
+
+impl Default for Sidecar {
+    fn default() -> Self {
+        Self {
+            name: default_sidecar_name(),
+            uid: default_sidecar_uid(),
+            read_only: true,
+            image: None,
+            healthcheck: SidecarHealthcheck::default(),
+        }
+    }
+}
+
+fn default_sidecar_name() -> String {
+    "monitor-mcp".to_owned()
+}
+
+fn default_sidecar_uid() -> u32 {
+    10001
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `[compose.sidecar.healthcheck]`, in Compose duration syntax.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SidecarHealthcheck {
+    /// Between checks.
+    pub interval: String,
+    /// Per check.
+    pub timeout: String,
+    /// Failures before unhealthy.
+    pub retries: u32,
+    /// Grace period.
+    pub start_period: String,
+}
+
+impl Default for SidecarHealthcheck {
+    fn default() -> Self {
+        Self {
+            interval: "2s".to_owned(),
+            timeout: "3s".to_owned(),
+            retries: 15,
+            start_period: "5s".to_owned(),
+        }
+    }
+}
+
+/// `[[compose.services]]`: another service of the topology.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Service {
+    /// Compose service name.
+    pub name: String,
+    /// Image, pinned by digest.
+    pub image: Option<String>,
+    /// Build context, relative to environment/.
+    pub build: Option<String>,
+    /// Loopback ports it listens on.
+    #[serde(default)]
+    pub ports: Vec<u16>,
+    /// Explicit networks (takes the service out of the egress overlay).
+    pub networks: Option<Vec<String>>,
+    /// Explicit network_mode (takes the service out of the egress overlay).
+    pub network_mode: Option<String>,
+    /// Environment variables.
+    #[serde(default)]
+    pub environment: BTreeMap<String, String>,
+}

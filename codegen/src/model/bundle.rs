@@ -1,0 +1,712 @@
+//! The validated Harbor task around the server, and the lints that catch what Harbor itself
+//! does not check (notes/harbor.md, seed 004 §15.2-15.6). Every lint is an error with its
+//! location and a help line.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::diagnostics::{Diagnostic, ManifestPath};
+use crate::manifest::bundle::{
+    Agent, Artifact, Compose, EnvironmentMode, McpTransport, NetworkMode, Skill, Task, Verifier,
+};
+use crate::manifest::{Manifest, TransportKind};
+
+/// The Harbor task directory's inputs, checked.
+#[derive(Debug, Clone)]
+pub struct BundleModel {
+    /// `[task]`.
+    pub task: Task,
+    /// The text of instruction.md.
+    pub instruction: String,
+    /// `[environment]`.
+    pub environment: crate::manifest::bundle::Environment,
+    /// `[agent]`.
+    pub agent: Agent,
+    /// `[verifier]`.
+    pub verifier: Verifier,
+    /// `[compose]`.
+    pub compose: Compose,
+    /// `[[skills]]` with their bodies read.
+    pub skills: Vec<SkillModel>,
+    /// `[[artifacts]]`.
+    pub artifacts: Vec<Artifact>,
+    /// Where the sidecar listens (the manifest's `[transport] bind`).
+    pub sidecar_bind: SocketAddr,
+    /// The MCP endpoint path.
+    pub mcp_path: String,
+    /// The health endpoint path.
+    pub health_path: String,
+    /// The sidecar's writable log directory (the audit file's directory, a tmpfs).
+    pub log_dir: String,
+    /// The audit file.
+    pub audit_path: String,
+    /// Whether any phase asks for a non-public network, so Harbor adds its egress overlay
+    /// and every service shares one loopback.
+    pub overlay: bool,
+}
+
+/// A skill with its body.
+#[derive(Debug, Clone)]
+pub struct SkillModel {
+    /// Directory name.
+    pub name: String,
+    /// When to use it.
+    pub description: String,
+    /// Markdown body.
+    pub body: String,
+}
+
+static TASK_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$").expect("valid")
+});
+static SERVICE_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$").expect("valid"));
+static HOST_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$").expect("valid"));
+static SKILL_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9-]*$").expect("valid"));
+
+/// Checks the bundle sections of `manifest`; `None` when it has no `[task]`.
+pub(crate) fn build(
+    manifest: &Manifest,
+    base_dir: &Path,
+    inputs: &mut Vec<std::path::PathBuf>,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<BundleModel> {
+    let task = manifest.task.as_ref()?;
+    let root = ManifestPath::root();
+    let mut lint = Lints { errors };
+    let (Some(environment), Some(compose)) = (&manifest.environment, &manifest.compose) else {
+        lint.error(
+            Diagnostic::key(root.key("task"), "a task bundle needs [environment] and [compose]")
+                .label("bundle requested here")
+                .help("add [environment] (the phases' network policy) and [compose] (main's base image), or remove [task]"),
+        );
+        return None;
+    };
+    let agent = manifest.agent.clone().unwrap_or_default();
+    let verifier = manifest.verifier.clone().unwrap_or_default();
+
+    lint.task_name(task);
+    let instruction = lint.instruction(task, base_dir, inputs);
+    let overlay = [
+        environment.network_mode,
+        agent.network_mode,
+        verifier.network_mode,
+    ]
+    .into_iter()
+    .chain([verifier
+        .environment
+        .as_ref()
+        .and_then(|env| env.network_mode)])
+    .flatten()
+    .any(|mode| mode != NetworkMode::Public);
+    lint.allowed_hosts(
+        environment.network_mode,
+        &environment.allowed_hosts,
+        &root.key("environment"),
+    );
+    lint.allowed_hosts(agent.network_mode, &agent.allowed_hosts, &root.key("agent"));
+    lint.allowed_hosts(
+        verifier.network_mode,
+        &verifier.allowed_hosts,
+        &root.key("verifier"),
+    );
+    if let Some(env) = &verifier.environment {
+        let path = root.key("verifier").key("environment");
+        lint.allowed_hosts(env.network_mode, &env.allowed_hosts, &path);
+        if verifier.environment_mode == Some(EnvironmentMode::Shared) {
+            lint.error(
+                Diagnostic::key(
+                    path,
+                    "[verifier.environment] only applies to a separate verifier",
+                )
+                .label("ignored with environment_mode = \"shared\"")
+                .help("set environment_mode = \"separate\", or remove [verifier.environment]"),
+            );
+        }
+    }
+    let bind: SocketAddr = manifest.transport.bind.parse().ok()?;
+    lint.mcp_servers(manifest, bind);
+    lint.topology(compose, bind, overlay);
+    let skills = lint.skills(
+        &manifest.skills,
+        environment.skills_dir.as_deref(),
+        base_dir,
+        inputs,
+    );
+    lint.artifacts(&manifest.artifacts);
+    lint.collect(&verifier);
+    let (log_dir, audit_path) = lint.audit_dir(manifest);
+
+    Some(BundleModel {
+        task: task.clone(),
+        instruction: instruction?,
+        environment: environment.clone(),
+        agent,
+        verifier,
+        compose: compose.clone(),
+        skills: skills?,
+        artifacts: manifest.artifacts.clone(),
+        sidecar_bind: bind,
+        mcp_path: manifest.transport.path.clone(),
+        health_path: manifest.transport.health_path.clone(),
+        log_dir: log_dir?,
+        audit_path,
+        overlay,
+    })
+}
+
+struct Lints<'a> {
+    errors: &'a mut Vec<Diagnostic>,
+}
+
+impl Lints<'_> {
+    fn error(&mut self, diagnostic: Diagnostic) {
+        self.errors.push(diagnostic);
+    }
+
+    fn task_name(&mut self, task: &Task) {
+        if !TASK_NAME.is_match(&task.name) {
+            self.error(
+                Diagnostic::value(
+                    ManifestPath::root().key("task").key("name"),
+                    format!("task name `{}` is not org/name", task.name),
+                )
+                .label("Harbor refuses this name")
+                .help("write it as org/name, e.g. \"llmkb/compose-topology-repair-mcp\""),
+            );
+        }
+    }
+
+    fn instruction(
+        &mut self,
+        task: &Task,
+        base_dir: &Path,
+        inputs: &mut Vec<std::path::PathBuf>,
+    ) -> Option<String> {
+        let path = ManifestPath::root().key("task");
+        match (&task.instruction, &task.instruction_file) {
+            (Some(text), None) => Some(text.clone()),
+            (None, Some(file)) => self.read(base_dir, file, &path.key("instruction_file"), inputs),
+            (Some(_), Some(_)) => {
+                self.error(
+                    Diagnostic::key(
+                        path.key("instruction_file"),
+                        "both instruction and instruction_file are given",
+                    )
+                    .label("one too many")
+                    .help("keep one of them"),
+                );
+                None
+            }
+            (None, None) => {
+                self.error(
+                    Diagnostic::key(path, "the task has no instruction")
+                        .label("instruction.md would be empty")
+                        .help("add instruction = \"...\" or instruction_file = \"task/instruction.md\""),
+                );
+                None
+            }
+        }
+    }
+
+    fn read(
+        &mut self,
+        base_dir: &Path,
+        file: &str,
+        path: &ManifestPath,
+        inputs: &mut Vec<std::path::PathBuf>,
+    ) -> Option<String> {
+        let full = base_dir.join(file);
+        inputs.push(full.clone());
+        match std::fs::read_to_string(&full) {
+            Ok(text) => Some(text),
+            Err(error) => {
+                self.error(
+                    Diagnostic::value(path.clone(), format!("cannot read {file}: {error}"))
+                        .label("unreadable")
+                        .help("paths are relative to the manifest's directory"),
+                );
+                None
+            }
+        }
+    }
+
+    /// allowed_hosts entries are hostnames, `*.` wildcards, IP literals or CIDRs, and only
+    /// mean something in allowlist mode.
+    fn allowed_hosts(&mut self, mode: Option<NetworkMode>, hosts: &[String], path: &ManifestPath) {
+        if !hosts.is_empty() && mode != Some(NetworkMode::Allowlist) {
+            self.error(
+                Diagnostic::key(
+                    path.key("allowed_hosts"),
+                    "allowed_hosts without network_mode = \"allowlist\"",
+                )
+                .label("has no effect")
+                .help(
+                    "set network_mode = \"allowlist\" in the same table, or remove allowed_hosts",
+                ),
+            );
+        }
+        for (index, host) in hosts.iter().enumerate() {
+            if let Err((problem, help)) = check_host(host) {
+                self.error(
+                    Diagnostic::value(
+                        path.key("allowed_hosts").index(index),
+                        format!("allowed host `{host}` {problem}"),
+                    )
+                    .label("not a host")
+                    .help(help),
+                );
+            }
+        }
+    }
+
+    fn mcp_servers(&mut self, manifest: &Manifest, bind: SocketAddr) {
+        let Some(environment) = &manifest.environment else {
+            return;
+        };
+        let base = ManifestPath::root().key("environment").key("mcp_servers");
+        for (index, server) in environment.mcp_servers.iter().enumerate() {
+            let path = base.index(index);
+            let transport = server.transport.unwrap_or(McpTransport::Sse);
+            let http = matches!(transport, McpTransport::Sse | McpTransport::StreamableHttp);
+            if server.allowed_tools.is_some() {
+                self.error(
+                    Diagnostic::key(path.key("allowed_tools"), "allowed_tools is not a field of an environment MCP server")
+                        .label("Harbor drops it silently")
+                        .help("allowed_tools belongs to a Reward Kit judge ([[judge.mcp_servers]] in tests/); publish fewer tools from the server instead"),
+                );
+            }
+            if http && server.url.is_none() {
+                self.error(
+                    Diagnostic::key(
+                        path.clone(),
+                        format!("an `{}` MCP server needs a url", transport_name(transport)),
+                    )
+                    .label("no url")
+                    .help(format!(
+                        "add url = \"http://{bind}{}\"",
+                        manifest.transport.path
+                    )),
+                );
+            }
+            if http && server.args.is_some() {
+                self.error(
+                    Diagnostic::key(path.key("args"), "args only apply to a stdio MCP server")
+                        .label("ignored on an HTTP transport")
+                        .help("remove args, or use transport = \"stdio\" with a command"),
+                );
+            }
+            if transport == McpTransport::Stdio && server.command.is_none() {
+                self.error(
+                    Diagnostic::key(path.clone(), "a stdio MCP server needs a command")
+                        .label("no command")
+                        .help("add command = \"/usr/local/bin/...\" (it runs in the agent's environment)"),
+                );
+            }
+            if let Some(url) = &server.url {
+                self.mcp_url(url, transport, manifest, bind, &path.key("url"));
+            }
+        }
+    }
+
+    /// The url an agent gets must reach the sidecar: same loopback port and path, and a
+    /// transport the sidecar serves.
+    fn mcp_url(
+        &mut self,
+        url: &str,
+        transport: McpTransport,
+        manifest: &Manifest,
+        bind: SocketAddr,
+        path: &ManifestPath,
+    ) {
+        let expected = format!("http://{bind}{}", manifest.transport.path);
+        let parsed = url.strip_prefix("http://").and_then(|rest| {
+            rest.split_once('/')
+                .map(|(authority, tail)| (authority, format!("/{tail}")))
+        });
+        let matches = parsed.is_some_and(|(authority, tail)| {
+            let port_ok = authority
+                .rsplit_once(':')
+                .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)))
+                .is_some_and(|(host, port)| {
+                    port == bind.port()
+                        && (host == "localhost"
+                            || host.parse::<IpAddr>().is_ok_and(|ip| {
+                                ip == bind.ip() || (ip.is_loopback() && bind.ip().is_loopback())
+                            }))
+                });
+            port_ok && tail == manifest.transport.path
+        });
+        if !matches {
+            self.error(
+                Diagnostic::value(
+                    path.clone(),
+                    format!("MCP url `{url}` does not reach the sidecar"),
+                )
+                .label("not the sidecar's bind and path")
+                .help(format!(
+                    "the sidecar serves {expected} ([transport] bind and path)"
+                )),
+            );
+        }
+        if transport == McpTransport::StreamableHttp
+            && manifest.transport.kind != TransportKind::StreamableHttp
+        {
+            self.error(
+                Diagnostic::value(path.clone(), "the sidecar does not serve streamable-http")
+                    .label("transport mismatch")
+                    .help("set [transport] kind = \"streamable-http\""),
+            );
+        }
+        if transport == McpTransport::Sse {
+            self.error(
+                Diagnostic::value(
+                    path.clone(),
+                    "the sidecar does not serve the legacy sse transport",
+                )
+                .label("transport mismatch")
+                .help("use transport = \"streamable-http\" for this server"),
+            );
+        }
+    }
+
+    fn topology(&mut self, compose: &Compose, bind: SocketAddr, overlay: bool) {
+        let base = ManifestPath::root().key("compose");
+        let mut names: Vec<(&str, ManifestPath)> = vec![
+            ("main", base.key("main")),
+            (
+                compose.sidecar.name.as_str(),
+                base.key("sidecar").key("name"),
+            ),
+        ];
+        let mut ports: Vec<(u16, String, ManifestPath)> = vec![(
+            bind.port(),
+            compose.sidecar.name.clone(),
+            ManifestPath::root().key("transport").key("bind"),
+        )];
+        for (index, port) in compose.main.ports.iter().enumerate() {
+            ports.push((
+                *port,
+                "main".to_owned(),
+                base.key("main").key("ports").index(index),
+            ));
+        }
+        for (index, service) in compose.services.iter().enumerate() {
+            let path = base.key("services").index(index);
+            names.push((service.name.as_str(), path.key("name")));
+            for (port_index, port) in service.ports.iter().enumerate() {
+                ports.push((
+                    *port,
+                    service.name.clone(),
+                    path.key("ports").index(port_index),
+                ));
+            }
+            if overlay {
+                for key in ["networks", "network_mode"] {
+                    let set = if key == "networks" {
+                        service.networks.is_some()
+                    } else {
+                        service.network_mode.is_some()
+                    };
+                    if set {
+                        self.error(
+                            Diagnostic::key(path.key(key), format!("service `{}` sets {key} inside the egress overlay's loopback topology", service.name))
+                                .label("escapes the egress control")
+                                .help("remove it so the service shares main's loopback (reach it at 127.0.0.1:<port>), or make every phase public and use Compose DNS"),
+                        );
+                    }
+                }
+            }
+            match (&service.image, &service.build) {
+                (None, None) | (Some(_), Some(_)) => self.error(
+                    Diagnostic::key(
+                        path.clone(),
+                        format!(
+                            "service `{}` needs exactly one of image and build",
+                            service.name
+                        ),
+                    )
+                    .label("how is it built?")
+                    .help(
+                        "give image = \"name@sha256:...\" or build = \"<dir under environment/>\"",
+                    ),
+                ),
+                _ => {}
+            }
+        }
+        let mut seen_names: Vec<&str> = Vec::new();
+        for (name, path) in &names {
+            if !SERVICE_NAME.is_match(name) {
+                self.error(
+                    Diagnostic::value(
+                        path.clone(),
+                        format!("service name `{name}` is outside Harbor's pattern"),
+                    )
+                    .label("invalid service name")
+                    .help("start with a letter or digit; then letters, digits, `_`, `.` or `-`"),
+                );
+            }
+            if seen_names.contains(name) {
+                self.error(
+                    Diagnostic::value(path.clone(), format!("two services are named `{name}`"))
+                        .label("duplicate")
+                        .help("service names must be unique"),
+                );
+            }
+            seen_names.push(name);
+        }
+        for (position, (port, owner, path)) in ports.iter().enumerate() {
+            if let Some((_, first, _)) = ports[..position].iter().find(|(other, ..)| other == port)
+            {
+                self.error(
+                    Diagnostic::value(path.clone(), format!("`{owner}` and `{first}` both use loopback port {port}"))
+                        .label("port clash on the shared loopback")
+                        .help("the egress overlay puts every service in one network namespace; give each a unique port"),
+                );
+            }
+        }
+    }
+
+    fn skills(
+        &mut self,
+        skills: &[Skill],
+        skills_dir: Option<&str>,
+        base_dir: &Path,
+        inputs: &mut Vec<std::path::PathBuf>,
+    ) -> Option<Vec<SkillModel>> {
+        let root = ManifestPath::root();
+        match (skills.is_empty(), skills_dir) {
+            (false, None) => self.error(
+                Diagnostic::key(
+                    root.key("skills"),
+                    "skills are declared but [environment] has no skills_dir",
+                )
+                .label("the agent would never see them")
+                .help("set skills_dir = \"/opt/harbor-skills\" in [environment]"),
+            ),
+            (true, Some(_)) => self.error(
+                Diagnostic::value(
+                    root.key("environment").key("skills_dir"),
+                    "skills_dir is set but the main image never copies a skill there",
+                )
+                .label("an empty or missing directory")
+                .help("add [[skills]] entries, or remove skills_dir"),
+            ),
+            _ => {}
+        }
+        let mut models = Vec::new();
+        let mut ok = true;
+        for (index, skill) in skills.iter().enumerate() {
+            let path = root.key("skills").index(index);
+            if !SKILL_NAME.is_match(&skill.name) {
+                self.error(
+                    Diagnostic::value(
+                        path.key("name"),
+                        format!("skill name `{}` is not a directory name", skill.name),
+                    )
+                    .label("invalid skill name")
+                    .help("use lowercase letters, digits and `-`, e.g. \"incident-triage\""),
+                );
+                ok = false;
+            }
+            match self.read(base_dir, &skill.body_file, &path.key("body_file"), inputs) {
+                Some(body) => models.push(SkillModel {
+                    name: skill.name.clone(),
+                    description: skill.description.clone(),
+                    body,
+                }),
+                None => ok = false,
+            }
+        }
+        ok.then_some(models)
+    }
+
+    fn artifacts(&mut self, artifacts: &[Artifact]) {
+        for (index, artifact) in artifacts.iter().enumerate() {
+            let path = ManifestPath::root().key("artifacts").index(index);
+            let destination = &artifact.destination;
+            let problem = if destination.starts_with('/') {
+                Some("is absolute")
+            } else if destination.split('/').any(|part| part == "..") {
+                Some("contains `..`")
+            } else if destination == "manifest.json" {
+                Some("is manifest.json, which Harbor writes itself")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                self.error(
+                    Diagnostic::value(path.key("destination"), format!("artifact destination `{destination}` {problem}"))
+                        .label("Harbor refuses this destination")
+                        .help("use a relative path inside the artifacts directory, e.g. \"evidence/mcp-audit.jsonl\""),
+                );
+            }
+            if artifact.source.split('/').any(|part| part == "..") {
+                self.error(
+                    Diagnostic::value(
+                        path.key("source"),
+                        format!("artifact source `{}` contains `..`", artifact.source),
+                    )
+                    .label("Harbor refuses this source")
+                    .help("name the file by its absolute path"),
+                );
+            }
+            if let Some(service) = &artifact.service {
+                self.service_name(service, &path.key("service"));
+                if service != "main" && !artifact.source.starts_with('/') {
+                    self.error(
+                        Diagnostic::value(
+                            path.key("source"),
+                            "an artifact from a service other than main needs an absolute source",
+                        )
+                        .label("relative source")
+                        .help("write the full path inside the service"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn collect(&mut self, verifier: &Verifier) {
+        for (index, hook) in verifier.collect.iter().enumerate() {
+            let path = ManifestPath::root()
+                .key("verifier")
+                .key("collect")
+                .index(index);
+            self.service_name(&hook.service, &path.key("service"));
+        }
+    }
+
+    fn service_name(&mut self, name: &str, path: &ManifestPath) {
+        if !SERVICE_NAME.is_match(name) {
+            self.error(
+                Diagnostic::value(
+                    path.clone(),
+                    format!("service name `{name}` is outside Harbor's pattern"),
+                )
+                .label("invalid service name")
+                .help("start with a letter or digit; then letters, digits, `_`, `.` or `-`"),
+            );
+        }
+    }
+
+    /// The audit file must live in a directory of its own, which becomes the sidecar's only
+    /// writable place (a tmpfs) under its read-only root.
+    fn audit_dir(&mut self, manifest: &Manifest) -> (Option<String>, String) {
+        let audit = &manifest.audit.path;
+        let dir = Path::new(audit)
+            .parent()
+            .map(|dir| dir.to_string_lossy().into_owned());
+        match dir.filter(|dir| audit.starts_with('/') && dir != "/") {
+            Some(dir) => (Some(dir), audit.clone()),
+            None => {
+                self.error(
+                    Diagnostic::value(ManifestPath::root().key("audit").key("path"), format!("audit path `{audit}` has no directory of its own"))
+                        .label("the sidecar's root is read-only")
+                        .help("use an absolute path inside a directory that becomes the sidecar's tmpfs, e.g. /var/log/monitor-mcp/audit.jsonl"),
+                );
+                (None, audit.clone())
+            }
+        }
+    }
+}
+
+fn transport_name(transport: McpTransport) -> &'static str {
+    match transport {
+        McpTransport::Stdio => "stdio",
+        McpTransport::Sse => "sse",
+        McpTransport::StreamableHttp => "streamable-http",
+    }
+}
+
+/// Checks one allowed_hosts entry; the error is (what is wrong, how to fix it).
+fn check_host(host: &str) -> Result<(), (String, String)> {
+    if host.contains("://") {
+        let bare = host
+            .split("://")
+            .nth(1)
+            .unwrap_or("")
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("");
+        return Err((
+            "is a URL".into(),
+            format!("write the host name only: \"{bare}\""),
+        ));
+    }
+    if let Some((address, prefix)) = host.split_once('/') {
+        let valid_cidr = address.parse::<IpAddr>().is_ok_and(|ip| {
+            prefix
+                .parse::<u8>()
+                .is_ok_and(|bits| bits <= if ip.is_ipv4() { 32 } else { 128 })
+        });
+        if valid_cidr {
+            return Ok(());
+        }
+        return Err((
+            "carries a path".into(),
+            format!("write the host name only: \"{address}\""),
+        ));
+    }
+    if host.parse::<IpAddr>().is_ok() {
+        return Ok(());
+    }
+    if let Some((name, port)) = host.rsplit_once(':')
+        && port.chars().all(|c| c.is_ascii_digit())
+    {
+        return Err((
+            "carries a port".into(),
+            format!("allowlists name hosts, not ports: \"{name}\""),
+        ));
+    }
+    let name = host.strip_prefix("*.").unwrap_or(host);
+    if name.contains('*') {
+        return Err((
+            "has a bad wildcard".into(),
+            "a wildcard is only a leading `*.`, as in \"*.example.com\"".into(),
+        ));
+    }
+    if let Some(label) = name.split('.').find(|label| !HOST_LABEL.is_match(label)) {
+        return Err((
+            format!("has an invalid label `{label}`"),
+            "labels are lowercase letters, digits and inner `-`, at most 63 characters".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_host;
+
+    #[test]
+    fn hosts() {
+        for good in [
+            "api.anthropic.com",
+            "*.example.com",
+            "10.0.0.0/8",
+            "::1",
+            "192.168.1.1",
+            "fd00::/8",
+        ] {
+            assert!(check_host(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "https://api.anthropic.com",
+            "api.anthropic.com:443",
+            "example.com/path",
+            "*example.com",
+            "a.*.com",
+            "Example.com",
+            "-x.com",
+            "10.0.0.0/33",
+        ] {
+            assert!(check_host(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! `health --url URL`: the image's HEALTHCHECK. The sidecar image has no curl or python,
+//! so the binary checks itself: a plain HTTP/1.1 GET that must answer 200 `{"status":"ok"}`.
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+/// Why the health check failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HealthError {
+    /// Only `http://host:port/path` is supported.
+    #[error("unsupported health url {0:?}: expected http://HOST:PORT/PATH")]
+    Url(String),
+    /// Connecting, writing or reading failed.
+    #[error("health check failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The answer was not 200 `{"status":"ok"}`.
+    #[error("unhealthy: {0}")]
+    Unhealthy(String),
+}
+
+/// Checks `url` within `timeout`.
+pub fn check(url: &str, timeout: Duration) -> Result<(), HealthError> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| HealthError::Url(url.to_owned()))?;
+    let (authority, path) = rest
+        .split_once('/')
+        .map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
+    let address = authority
+        .to_socket_addrs()
+        .map_err(|_| HealthError::Url(url.to_owned()))?
+        .next()
+        .ok_or_else(|| HealthError::Url(url.to_owned()))?;
+    let mut stream = TcpStream::connect_timeout(&address, timeout)?;
+    stream.set_read_timeout(Some(timeout))?;
+    stream.set_write_timeout(Some(timeout))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut response = Vec::new();
+    stream.take(64 * 1024).read_to_end(&mut response)?;
+    let response = String::from_utf8_lossy(&response);
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head.lines().next().unwrap_or_default();
+    let healthy_body = serde_json::from_str::<serde_json::Value>(body.trim())
+        .is_ok_and(|value| value == serde_json::json!({"status": "ok"}));
+    if status.split_whitespace().nth(1) == Some("200") && healthy_body {
+        Ok(())
+    } else {
+        Err(HealthError::Unhealthy(status.to_owned()))
+    }
+}
