@@ -285,7 +285,10 @@ impl Lints<'_> {
                 self.error(
                     Diagnostic::key(
                         path.clone(),
-                        format!("an `{}` MCP server needs a url", transport_name(transport)),
+                        format!(
+                            "an MCP server on `{}` needs a url",
+                            transport_name(transport)
+                        ),
                     )
                     .label("no url")
                     .help(format!(
