@@ -26,3 +26,4 @@ fi
 rm -rf target/harbor-check
 cargo run --locked --quiet -p harness-codegen -- generate --out target/harbor-check >/dev/null
 "$venv/bin/python" scripts/harbor_check.py target/harbor-check/bundle
+./scripts/scan_secrets.sh target/harbor-check/bundle

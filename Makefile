@@ -1,0 +1,38 @@
+# Lifecycle targets. `test` and `bundle` run here; `build` and `demo` need a Docker engine.
+
+STATIC_TARGET := x86_64-unknown-linux-gnu
+STATIC_BIN := target/$(STATIC_TARGET)/release/mcp-agent-harness
+BUNDLE_DIR ?= target/bundle
+IMAGE ?= mcp-agent-harness
+
+.PHONY: build test bundle demo audit static
+
+## build: the server's docker image (multi-stage, static binary on scratch, uid 10001)
+build:
+	docker build -t $(IMAGE) .
+
+## test: the README test command
+test:
+	./scripts/test.sh
+
+## static: a statically linked release binary, as the FROM scratch images need
+static:
+	RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target $(STATIC_TARGET) -p mcp-agent-harness
+
+## bundle: the Harbor task directory, with the static binary in it
+bundle: static
+	$(STATIC_BIN) bundle --out $(BUNDLE_DIR) --force
+
+## demo: the bundle's compose topology, up, health-checked live, and down (needs Docker)
+demo: bundle
+	docker compose -f $(BUNDLE_DIR)/environment/docker-compose.yaml up --build --detach --wait monitor-mcp
+	docker compose -f $(BUNDLE_DIR)/environment/docker-compose.yaml exec monitor-mcp /monitor-mcp health --url http://127.0.0.1:8765/health
+	docker compose -f $(BUNDLE_DIR)/environment/docker-compose.yaml down --volumes
+
+## audit: licenses, bans and sources (cargo-deny, offline), a secrets scan of the bundle;
+## AUDIT_ADVISORIES=1 adds the RustSec advisories, which need network access to fetch.
+audit: bundle
+	cargo deny --version >/dev/null 2>&1 || cargo install cargo-deny --locked
+	cargo deny --offline check licenses bans sources
+	./scripts/scan_secrets.sh $(BUNDLE_DIR)
+	if [ -n "$$AUDIT_ADVISORIES" ]; then cargo deny check advisories; fi
