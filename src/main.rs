@@ -6,15 +6,6 @@ mod generated {
 }
 mod tools;
 
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    let server = generated::Harness::new(tools::Toolbox::default());
-    match harness_runtime::cli::run(server) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
+fn main() -> std::process::ExitCode {
+    harness_runtime::cli::main(generated::Harness::new(tools::Toolbox::default()))
 }

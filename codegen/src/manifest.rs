@@ -154,6 +154,9 @@ pub struct Audit {
     /// When records reach the disk.
     #[serde(default)]
     pub fsync: Fsync,
+    /// Every outcome a record may have (the verifier refuses others); the harness's own
+    /// outcomes by default. Add the outcomes your tool bodies set with `with_outcome`.
+    pub outcomes: Option<Vec<String>>,
 }
 
 impl Default for Audit {
@@ -163,6 +166,7 @@ impl Default for Audit {
             schema_version: default_audit_schema_version(),
             extra_fields: Vec::new(),
             fsync: Fsync::default(),
+            outcomes: None,
         }
     }
 }

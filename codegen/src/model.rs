@@ -2,6 +2,7 @@
 //! constraint is checked against its type, and every problem is collected, not just the first.
 
 pub mod bundle;
+pub mod verifier;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -31,6 +32,8 @@ pub struct Model {
     pub manifest_sha256: String,
     /// The Harbor task bundle, when the manifest has `[task]`.
     pub bundle: Option<bundle::BundleModel>,
+    /// What `verify` checks.
+    pub verifier: verifier::VerifierModel,
     /// Files besides the manifest that the output depends on (instruction, skill bodies).
     pub inputs: Vec<PathBuf>,
 }
@@ -380,6 +383,7 @@ pub fn build(manifest: &Manifest, base_dir: &Path) -> Result<Model, Vec<Diagnost
     }
     let mut inputs = Vec::new();
     let bundle = bundle::build(manifest, base_dir, &mut inputs, &mut builder.diagnostics);
+    let verifier = verifier::build(manifest, &tools, &mut builder.diagnostics);
     if builder.diagnostics.is_empty() {
         Ok(Model {
             server,
@@ -388,6 +392,7 @@ pub fn build(manifest: &Manifest, base_dir: &Path) -> Result<Model, Vec<Diagnost
             tools,
             manifest_sha256: String::new(),
             bundle,
+            verifier,
             inputs,
         })
     } else {
@@ -1295,7 +1300,7 @@ fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel {
 }
 
 /// Converts a TOML value into JSON; dates have no JSON form.
-fn toml_to_json(value: &toml::Value) -> Result<Value, String> {
+pub(crate) fn toml_to_json(value: &toml::Value) -> Result<Value, String> {
     Ok(match value {
         toml::Value::String(text) => Value::String(text.clone()),
         toml::Value::Integer(number) => Value::from(*number),

@@ -12,6 +12,7 @@ use crate::health::HealthError;
 use crate::pipeline::Pipeline;
 use crate::serve::{HttpOptions, ServeError, serve_http, serve_stdio};
 use crate::spec::{ServerSpec, ToolSpec, TransportKind};
+use crate::verify::{Evidence, Verdict, VerifierSpec, verify};
 
 /// What the CLI needs from a generated server.
 pub trait GeneratedServer: ServerHandler + Clone {
@@ -23,6 +24,8 @@ pub trait GeneratedServer: ServerHandler + Clone {
     fn pipeline(&self) -> &Pipeline;
     /// The Harbor task directory generated with the server.
     fn bundle(&self) -> &'static BundleSpec;
+    /// The verifier's checks.
+    fn verifier(&self) -> &'static VerifierSpec;
 }
 
 #[derive(Debug, Parser)]
@@ -66,6 +69,19 @@ enum Command {
         /// FROM scratch sidecar cannot run it).
         #[arg(long)]
         allow_dynamic: bool,
+    },
+    /// Run the manifest's checks on a finished run: exit 0 pass, 10 candidate failure,
+    /// anything else infrastructure failure (with a one-line reason on stderr).
+    Verify {
+        /// A Harbor artifacts directory (files at their destinations).
+        #[arg(long, conflicts_with = "root", required_unless_present = "root")]
+        artifacts: Option<PathBuf>,
+        /// A root where artifacts are restored at their source paths (`/` in the verifier).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Print the report as JSON on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Exit 0 when URL answers 200 {"status":"ok"} (the image's HEALTHCHECK).
     Health {
@@ -113,22 +129,61 @@ pub enum CliError {
     CurrentExe(std::io::Error),
 }
 
-/// Parses the command line and runs it against `server`.
-pub fn run<S: GeneratedServer>(server: S) -> Result<(), CliError> {
+/// Parses the command line, runs it against `server`, and turns the result into the exit
+/// code (errors are printed on stderr).
+pub fn main<S: GeneratedServer>(server: S) -> std::process::ExitCode {
+    match run(server) {
+        Ok(code) => std::process::ExitCode::from(code),
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Parses the command line and runs it against `server`; returns the exit code.
+pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
     let cli = Cli::parse();
     init_logging();
+    let done = Ok(0);
     match cli.command {
         Command::Serve {
             transport,
             bind,
             audit_path,
-        } => serve(server, transport, bind, audit_path),
+        } => serve(server, transport, bind, audit_path).and(done),
         Command::Tools => {
             let tools: Vec<_> = server.tool_specs().iter().map(ToolSpec::to_tool).collect();
             let listing = serde_json::json!({ "tools": tools });
             let text = serde_json::to_string_pretty(&listing).expect("tools serialize");
             use std::io::Write;
-            writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)
+            writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)?;
+            done
+        }
+        Command::Verify {
+            artifacts,
+            root,
+            json,
+        } => {
+            let evidence = match (artifacts, root) {
+                (Some(dir), _) => Evidence::Artifacts(dir),
+                (None, Some(root)) => Evidence::Root(root),
+                (None, None) => unreachable!("clap requires one of them"),
+            };
+            let report = verify(server.verifier(), &evidence);
+            if json {
+                use std::io::Write;
+                let text = serde_json::to_string_pretty(&report).expect("the report is plain JSON");
+                writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)?;
+            }
+            match &report.verdict {
+                Verdict::Pass => {}
+                Verdict::CandidateFailure(reason) => eprintln!("candidate failure: {reason}"),
+                Verdict::InfrastructureFailure(reason) => {
+                    eprintln!("infrastructure failure: {reason}")
+                }
+            }
+            Ok(report.verdict.exit_code())
         }
         Command::Bundle {
             out,
@@ -146,15 +201,15 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<(), CliError> {
             for path in written {
                 writeln!(stdout, "{}", path.display()).map_err(CliError::Stdout)?;
             }
-            Ok(())
+            done
         }
         Command::Health {
             url,
             timeout_seconds,
-        } => Ok(crate::health::check(
-            &url,
-            std::time::Duration::from_secs(timeout_seconds),
-        )?),
+        } => {
+            crate::health::check(&url, std::time::Duration::from_secs(timeout_seconds))?;
+            done
+        }
     }
 }
 

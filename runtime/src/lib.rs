@@ -19,8 +19,10 @@ pub mod health;
 pub mod pipeline;
 pub mod serve;
 pub mod spec;
+pub mod strict_json;
 pub mod trace;
 pub mod validate;
+pub mod verify;
 
 pub use context::CallContext;
 pub use error::ToolError;
@@ -50,4 +52,5 @@ pub mod __private {
         ArgErrors, ArgPath, FromArguments, JsonObject, NumberRules, StringRules, array, boolean,
         integer, not_a_member, number, object, reject_unknown_fields, string,
     };
+    pub use crate::verify::{CheckSpec, FieldType, VerifierSpec};
 }

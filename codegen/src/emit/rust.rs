@@ -15,6 +15,7 @@ use crate::model::{Builtin, FieldModel, GuardPolicy, Model, Presence, ToolModel,
 pub fn server_module(model: &Model, options: &EmitOptions) -> TokenStream {
     let tools_dir = options.tools_dir.as_str();
     let bundle = bundle_spec(model, &options.out_prefix);
+    let verifier = verifier_spec(model);
     let server_spec = server_spec(model);
     let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
     let types = user_tools().map(tool_types);
@@ -28,6 +29,7 @@ pub fn server_module(model: &Model, options: &EmitOptions) -> TokenStream {
 
         #server_spec
         #bundle
+        #verifier
         #(#types)*
         #(#traits)*
         #tools_bound
@@ -137,6 +139,81 @@ fn tool_spec(tool: &ToolModel) -> TokenStream {
             },
             guards: #guards,
         }
+    }
+}
+
+/// What `verify` checks, spelled out so each check is a reviewable diff.
+fn verifier_spec(model: &Model) -> TokenStream {
+    use crate::manifest::bundle::FieldType;
+    use crate::model::verifier::CheckModel;
+    let rt = rt();
+    let verifier = &model.verifier;
+    let audit = &model.audit;
+    let (audit_path, schema_version, trace_id, error_code) = (
+        &audit.path,
+        audit.schema_version,
+        audit.trace_id,
+        audit.error_code,
+    );
+    let tools = model.tools.iter().map(|tool| &tool.name);
+    let outcomes = &verifier.outcomes;
+    let max_duration_ms = verifier.max_duration_ms;
+    let artifacts = verifier
+        .artifacts
+        .iter()
+        .map(|(source, destination)| quote!((#source, #destination)));
+    let pairs = |pairs: &[(String, String)]| {
+        let pairs = pairs.iter().map(|(name, json)| quote!((#name, #json)));
+        quote!(&[#(#pairs),*])
+    };
+    let checks = verifier.checks.iter().map(|check| match check {
+        CheckModel::AuditCall { tool, arguments, args_sha256, outcome } => quote! {
+            #rt::CheckSpec::AuditCall {
+                tool: #tool,
+                arguments: #arguments,
+                args_sha256: #args_sha256,
+                outcome: #outcome,
+            }
+        },
+        CheckModel::StateFile { path, fields, require, expect } => {
+            let fields = fields.iter().map(|(name, ty)| {
+                let ty = match ty {
+                    FieldType::Integer => quote!(Integer),
+                    FieldType::Number => quote!(Number),
+                    FieldType::Boolean => quote!(Boolean),
+                    FieldType::String => quote!(String),
+                };
+                quote!((#name, #rt::FieldType::#ty))
+            });
+            let (require, expect) = (pairs(require), pairs(expect));
+            quote! {
+                #rt::CheckSpec::StateFile {
+                    path: #path,
+                    fields: &[#(#fields),*],
+                    require: #require,
+                    expect: #expect,
+                }
+            }
+        }
+        CheckModel::FileExists { path } => quote!(#rt::CheckSpec::FileExists { path: #path }),
+        CheckModel::CallBudget { max_calls, forbid_outcomes } => {
+            let max_calls = opt(*max_calls);
+            quote!(#rt::CheckSpec::CallBudget { max_calls: #max_calls, forbid_outcomes: &[#(#forbid_outcomes),*] })
+        }
+    });
+    quote! {
+        /// What `verify` checks, and the audit format it expects.
+        pub const VERIFIER: #rt::VerifierSpec = #rt::VerifierSpec {
+            audit_path: #audit_path,
+            schema_version: #schema_version,
+            trace_id: #trace_id,
+            error_code: #error_code,
+            tools: &[#(#tools),*],
+            outcomes: &[#(#outcomes),*],
+            max_duration_ms: #max_duration_ms,
+            artifacts: &[#(#artifacts),*],
+            checks: &[#(#checks),*],
+        };
     }
 }
 
@@ -682,6 +759,10 @@ fn harness(model: &Model) -> TokenStream {
 
             fn bundle(&self) -> &'static #rt::BundleSpec {
                 &BUNDLE
+            }
+
+            fn verifier(&self) -> &'static #rt::VerifierSpec {
+                &VERIFIER
             }
         }
 

@@ -182,6 +182,67 @@ pub struct Verifier {
     /// `[[verifier.collect]]` hooks, run before the verifier.
     #[serde(default)]
     pub collect: Vec<Collect>,
+    /// `[[verifier.checks]]`: what `verify` checks, in order.
+    #[serde(default)]
+    pub checks: Vec<Check>,
+}
+
+/// What a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    /// At least one audit record of `tool` with `arguments` and `outcome`.
+    AuditCall,
+    /// A JSON state file with exactly `fields`; `require` (trust) and `expect` (candidate).
+    StateFile,
+    /// `path` exists.
+    FileExists,
+    /// At most `max_calls` audit records, none with an outcome in `forbid_outcomes`.
+    CallBudget,
+}
+
+/// The type of a state-file field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// A JSON integer.
+    Integer,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON string.
+    String,
+}
+
+/// `[[verifier.checks]]`: one check; which keys apply depends on `kind`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Check {
+    /// What the check looks at.
+    pub kind: CheckKind,
+    /// audit_call: the tool.
+    pub tool: Option<String>,
+    /// audit_call: the arguments (validated and completed with defaults at build time, then
+    /// compared through args_sha256).
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
+    pub arguments: Option<toml::Table>,
+    /// audit_call: the outcome (default `ok`).
+    pub outcome: Option<String>,
+    /// state_file, file_exists: the file's path in the task environment (an artifact source).
+    pub path: Option<String>,
+    /// state_file: the exact field set and types.
+    pub fields: Option<BTreeMap<String, FieldType>>,
+    /// state_file: values the evidence must have to be trusted (else infrastructure failure).
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
+    pub require: Option<toml::Table>,
+    /// state_file: values the candidate must have produced (else candidate failure).
+    #[schemars(with = "Option<BTreeMap<String, serde_json::Value>>")]
+    pub expect: Option<toml::Table>,
+    /// call_budget: at most this many calls.
+    pub max_calls: Option<u64>,
+    /// call_budget: outcomes no call may have.
+    pub forbid_outcomes: Option<Vec<String>>,
 }
 
 /// `[verifier.environment]`.

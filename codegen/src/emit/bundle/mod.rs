@@ -2,6 +2,7 @@
 //! values serialized by their crates; prose and Dockerfiles come from templates/.
 
 mod compose;
+mod ledger;
 mod task_toml;
 mod templated;
 
@@ -29,6 +30,7 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
             "environment/docker-compose.yaml".to_owned(),
             compose::compose_yaml(bundle, options),
         ),
+        ("ledger.json".to_owned(), ledger::ledger_json(model, bundle)),
     ];
     files.extend(templated::files(model, bundle, options));
     files.sort();

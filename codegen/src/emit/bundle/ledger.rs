@@ -1,0 +1,122 @@
+//! ledger.json: seed 004 §15.8's fairness ledger. Everything that makes "the agent with the
+//! tool" a different experimental condition, pinned: the server, its tools and a digest of
+//! their definitions (clients can pin it to detect changed tools), each tool's budget, the
+//! network policy of each phase, the skills' digests and the image references.
+
+use serde_json::{Value, json};
+
+use crate::emit::bundle::templated::DEFAULT_VERIFIER_IMAGE;
+use crate::emit::schema::input_schema;
+use crate::model::Model;
+use crate::model::bundle::BundleModel;
+use crate::model::verifier::{canonical_json, sha256_hex};
+
+/// Drops nulls, as rmcp omits unset optional fields.
+fn without_nulls(value: Value) -> Option<Value> {
+    match value {
+        Value::Null => None,
+        Value::Object(object) => Some(Value::Object(
+            object
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, without_nulls(v)?)))
+                .collect(),
+        )),
+        Value::Array(items) => Some(Value::Array(
+            items.into_iter().filter_map(without_nulls).collect(),
+        )),
+        other => Some(other),
+    }
+}
+
+/// The tool definitions exactly as `tools/list` publishes them, for a digest a client can
+/// recompute: sha256 of the canonical JSON (keys sorted, no spaces) of the `tools` array.
+fn published_tools(model: &Model) -> Value {
+    let tools = Value::Array(
+        model
+            .tools
+            .iter()
+            .map(|tool| {
+                let hints = &tool.annotations;
+                let any_hint = [
+                    hints.read_only,
+                    hints.destructive,
+                    hints.idempotent,
+                    hints.open_world,
+                ]
+                .iter()
+                .any(Option::is_some);
+                json!({
+                    "name": tool.name,
+                    "title": tool.title,
+                    "description": tool.description,
+                    "inputSchema": input_schema(tool),
+                    "annotations": any_hint.then(|| json!({
+                        "readOnlyHint": hints.read_only,
+                        "destructiveHint": hints.destructive,
+                        "idempotentHint": hints.idempotent,
+                        "openWorldHint": hints.open_world,
+                    })),
+                })
+            })
+            .collect(),
+    );
+    without_nulls(tools).unwrap_or(Value::Array(Vec::new()))
+}
+
+/// The text of ledger.json.
+pub fn ledger_json(model: &Model, bundle: &BundleModel) -> String {
+    let tools = published_tools(model);
+    let budgets: serde_json::Map<String, Value> = model
+        .tools
+        .iter()
+        .map(|tool| {
+            let guards = &tool.guards;
+            // Seed 004's skill: a read-only tool may be retried once, and only after a
+            // connection reset or a transient 5xx; anything else is never retried.
+            let read_only = tool.annotations.read_only == Some(true);
+            let budget = json!({
+                "timeout_ms": guards.timeout_ms,
+                "retries_allowed": u8::from(read_only),
+                "retry_on": if read_only { json!(["connection_reset", "http_5xx"]) } else { json!([]) },
+                "rate_limit": guards.rate_limit.map(|(calls, period)| json!({"calls": calls, "period_seconds": period})),
+                "max_chars": guards.max_chars,
+                "max_lines": guards.max_lines,
+                "tabular": guards.tabular.map(|(rows, action)| json!({"max_rows": rows, "action": format!("{action:?}").to_lowercase()})),
+            });
+            (tool.name.clone(), budget)
+        })
+        .collect();
+    let phase = |mode: Option<crate::manifest::bundle::NetworkMode>, hosts: &[String]| json!({"network_mode": mode, "allowed_hosts": hosts});
+    let (env, agent, verifier) = (&bundle.environment, &bundle.agent, &bundle.verifier);
+    let sidecar = &bundle.compose.sidecar;
+    let ledger = json!({
+        "schema_version": 1,
+        "server": {
+            "name": model.server.name,
+            "version": model.server.version,
+            "transport": "streamable-http",
+            "bind": bundle.sidecar_bind.to_string(),
+            "path": bundle.mcp_path,
+            "manifest_sha256": model.manifest_sha256,
+        },
+        "tools": model.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+        "tools_sha256": sha256_hex(&canonical_json(&tools)),
+        "budgets": budgets,
+        "network": {
+            "environment": phase(env.network_mode, &env.allowed_hosts),
+            "agent": phase(agent.network_mode, &agent.allowed_hosts),
+            "verifier": phase(verifier.network_mode, &verifier.allowed_hosts),
+            "verifier_environment": verifier.environment.as_ref().map(|e| phase(e.network_mode, &e.allowed_hosts)),
+            "egress_overlay": bundle.overlay,
+        },
+        "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": sha256_hex(&skill.body)})).collect::<Vec<_>>(),
+        "images": {
+            "main": bundle.compose.main.base_image,
+            "sidecar": sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name)),
+            "verifier": verifier.image.as_deref().unwrap_or(DEFAULT_VERIFIER_IMAGE),
+        },
+    });
+    let mut text = serde_json::to_string_pretty(&ledger).expect("the ledger is plain JSON");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,471 @@
+//! The strict audit and state-file readers against a corpus of bad evidence: one file per
+//! rule, plus a truncated last line, CRLF, a BOM, a 10 MiB file and duplicate keys. Each must
+//! give the right one of the three outcomes, with the right reason.
+
+use std::path::{Path, PathBuf};
+
+use harness_runtime::verify::{CheckSpec, Evidence, FieldType, Verdict, VerifierSpec, verify};
+
+const DIGEST: &str = "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9";
+const AUDIT: &str = "/var/log/monitor-mcp/audit.jsonl";
+const STATE: &str = "/opt/verifier-evidence/restart-terminal-state.json";
+
+static CHECKS: [CheckSpec; 3] = [
+    CheckSpec::AuditCall {
+        tool: "get_incident_snapshot",
+        arguments: r#"{"incident_id":42,"view":"summary"}"#,
+        args_sha256: DIGEST,
+        outcome: "ok",
+    },
+    CheckSpec::StateFile {
+        path: STATE,
+        fields: &[
+            ("restart_request_present", FieldType::Boolean),
+            ("schema_version", FieldType::Integer),
+        ],
+        require: &[("schema_version", "1")],
+        expect: &[("restart_request_present", "false")],
+    },
+    CheckSpec::CallBudget {
+        max_calls: Some(5),
+        forbid_outcomes: &["rate_limited"],
+    },
+];
+
+const SPEC: VerifierSpec = VerifierSpec {
+    audit_path: AUDIT,
+    schema_version: 1,
+    trace_id: false,
+    error_code: false,
+    tools: &["get_incident_snapshot"],
+    outcomes: &["ok", "not_found", "invalid_arguments", "rate_limited"],
+    max_duration_ms: 60_000,
+    artifacts: &[
+        (AUDIT, "evidence/mcp-audit.jsonl"),
+        (STATE, "evidence/restart-terminal-state.json"),
+    ],
+    checks: &CHECKS,
+};
+
+fn record(fields: &[(&str, &str)]) -> String {
+    let mut base = vec![
+        ("args_sha256", format!("\"{DIGEST}\"")),
+        (
+            "call_id",
+            "\"6f1c2a8e-9b4d-4c3e-8a7f-0d1e2f3a4b5c\"".to_owned(),
+        ),
+        ("duration_ms", "3".to_owned()),
+        ("outcome", "\"ok\"".to_owned()),
+        ("schema_version", "1".to_owned()),
+        ("timestamp", "\"2026-11-29T23:41:13.123456Z\"".to_owned()),
+        ("tool", "\"get_incident_snapshot\"".to_owned()),
+    ];
+    for (key, value) in fields {
+        match base.iter_mut().find(|(k, _)| k == key) {
+            Some(entry) if value.is_empty() => entry.1 = String::new(),
+            Some(entry) => entry.1 = (*value).to_owned(),
+            None => base.push((key, (*value).to_owned())),
+        }
+    }
+    let body: Vec<String> = base
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("\"{k}\":{v}"))
+        .collect();
+    format!("{{{}}}", body.join(","))
+}
+
+fn good_state() -> &'static str {
+    "{\"restart_request_present\":false,\"schema_version\":1}\n"
+}
+
+/// Lays out evidence under a fresh root at the source paths and runs the checks.
+fn run(name: &str, audit: Option<&[u8]>, state: Option<&str>) -> Verdict {
+    let root = std::env::temp_dir().join(format!("harness-verify-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let place = |source: &str, bytes: &[u8]| {
+        let path: PathBuf = root.join(source.trim_start_matches('/'));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    };
+    if let Some(audit) = audit {
+        place(AUDIT, audit);
+    }
+    if let Some(state) = state {
+        place(STATE, state.as_bytes());
+    }
+    let verdict = verify(&SPEC, &Evidence::Root(root.clone())).verdict;
+    let _ = std::fs::remove_dir_all(&root);
+    verdict
+}
+
+fn lines(records: &[String]) -> Vec<u8> {
+    records
+        .iter()
+        .map(|r| format!("{r}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn infra(verdict: Verdict, reason: &str) {
+    match verdict {
+        Verdict::InfrastructureFailure(text) => {
+            assert!(text.contains(reason), "{text:?} lacks {reason:?}")
+        }
+        other => panic!("expected an infrastructure failure ({reason}), got {other:?}"),
+    }
+}
+
+fn candidate(verdict: Verdict, reason: &str) {
+    match verdict {
+        Verdict::CandidateFailure(text) => {
+            assert!(text.contains(reason), "{text:?} lacks {reason:?}")
+        }
+        other => panic!("expected a candidate failure ({reason}), got {other:?}"),
+    }
+}
+
+#[test]
+fn a_good_run_passes() {
+    assert_eq!(
+        run("good", Some(&lines(&[record(&[])])), Some(good_state())),
+        Verdict::Pass
+    );
+}
+
+#[test]
+fn candidate_failures() {
+    candidate(
+        run("empty", Some(b""), Some(good_state())),
+        "the tool was never called",
+    );
+    let other_args = record(&[("args_sha256", &format!("\"{}\"", "0".repeat(64)))]);
+    candidate(
+        run(
+            "other-args",
+            Some(&lines(&[other_args])),
+            Some(good_state()),
+        ),
+        "no ok call of get_incident_snapshot",
+    );
+    let not_found = record(&[("outcome", "\"not_found\"")]);
+    candidate(
+        run("not-found", Some(&lines(&[not_found])), Some(good_state())),
+        "no ok call",
+    );
+    let restarted = "{\"restart_request_present\":true,\"schema_version\":1}\n";
+    candidate(
+        run(
+            "forbidden-state",
+            Some(&lines(&[record(&[])])),
+            Some(restarted),
+        ),
+        "restart_request_present is true",
+    );
+    let ids = ["a", "b", "c", "d", "e", "f"].map(|c| {
+        record(&[(
+            "call_id",
+            &format!("\"{}-9b4d-4c3e-8a7f-0d1e2f3a4b5c\"", c.repeat(8)),
+        )])
+    });
+    candidate(
+        run("budget", Some(&lines(&ids)), Some(good_state())),
+        "6 calls, more than the budget of 5",
+    );
+    let limited = record(&[
+        ("outcome", "\"rate_limited\""),
+        ("call_id", "\"11111111-9b4d-4c3e-8a7f-0d1e2f3a4b5c\""),
+    ]);
+    candidate(
+        run(
+            "rate-limited",
+            Some(&lines(&[record(&[]), limited])),
+            Some(good_state()),
+        ),
+        "ended rate_limited",
+    );
+}
+
+#[test]
+fn infrastructure_failures_of_the_audit_file() {
+    let state = Some(good_state());
+    let good = record(&[]);
+    infra(run("missing", None, state), "MCP audit is missing");
+    infra(
+        run("huge", Some(&vec![b'x'; 10 * 1024 * 1024]), state),
+        "larger than 1048576 bytes",
+    );
+    infra(run("not-utf8", Some(b"\xff\xfe{}\n"), state), "not UTF-8");
+    infra(
+        run("bom", Some(format!("\u{feff}{good}\n").as_bytes()), state),
+        "byte-order mark",
+    );
+    infra(
+        run(
+            "truncated",
+            Some(format!("{good}\n{}", &good[..40]).as_bytes()),
+            state,
+        ),
+        "truncated",
+    );
+    infra(
+        run("crlf", Some(format!("{good}\r\n").as_bytes()), state),
+        "carriage return",
+    );
+    infra(
+        run(
+            "long-line",
+            Some(
+                format!(
+                    "{}\n",
+                    record(&[("tool", &format!("\"{}\"", "x".repeat(5000)))])
+                )
+                .as_bytes(),
+            ),
+            state,
+        ),
+        "longer than 4096 bytes",
+    );
+    let many: Vec<String> = (0..257)
+        .map(|i| {
+            record(&[(
+                "call_id",
+                &format!("\"{i:08x}-9b4d-4c3e-8a7f-0d1e2f3a4b5c\""),
+            )])
+        })
+        .collect();
+    infra(
+        run("too-many-lines", Some(&lines(&many)), state),
+        "257 lines",
+    );
+    infra(
+        run(
+            "blank-line",
+            Some(format!("{good}\n\n{good}\n").as_bytes()),
+            state,
+        ),
+        "line 2 is empty",
+    );
+    infra(
+        run("not-json", Some(b"{\"tool\":\n"), state),
+        "line 1 is not valid JSON",
+    );
+    infra(
+        run("not-object", Some(b"[1,2]\n"), state),
+        "not a JSON object",
+    );
+    infra(
+        run(
+            "duplicate-key",
+            Some(
+                format!(
+                    "{}\n",
+                    good.replacen(
+                        "\"outcome\":\"ok\"",
+                        "\"outcome\":\"ok\",\"outcome\":\"ok\"",
+                        1
+                    )
+                )
+                .as_bytes(),
+            ),
+            state,
+        ),
+        "duplicate key \"outcome\"",
+    );
+    infra(
+        run(
+            "nan",
+            Some(format!("{}\n", record(&[("duration_ms", "NaN")])).as_bytes()),
+            state,
+        ),
+        "not valid JSON",
+    );
+    infra(
+        run(
+            "extra-field",
+            Some(&lines(&[record(&[("note", "\"x\"")])])),
+            state,
+        ),
+        "fields are",
+    );
+    infra(
+        run(
+            "missing-field",
+            Some(&lines(&[record(&[("duration_ms", "")])])),
+            state,
+        ),
+        "fields are",
+    );
+    infra(
+        run(
+            "schema-version",
+            Some(&lines(&[record(&[("schema_version", "2")])])),
+            state,
+        ),
+        "schema_version is not 1",
+    );
+    infra(
+        run(
+            "schema-version-float",
+            Some(&lines(&[record(&[("schema_version", "1.0")])])),
+            state,
+        ),
+        "schema_version is not 1",
+    );
+    infra(
+        run(
+            "no-timezone",
+            Some(&lines(&[record(&[(
+                "timestamp",
+                "\"2026-11-29T23:41:13\"",
+            )])])),
+            state,
+        ),
+        "not RFC 3339 with a time zone",
+    );
+    infra(
+        run(
+            "bad-uuid",
+            Some(&lines(&[record(&[("call_id", "\"not-a-uuid\"")])])),
+            state,
+        ),
+        "not a UUIDv4",
+    );
+    infra(
+        run(
+            "uuid-v1",
+            Some(&lines(&[record(&[(
+                "call_id",
+                "\"6f1c2a8e-9b4d-1c3e-8a7f-0d1e2f3a4b5c\"",
+            )])])),
+            state,
+        ),
+        "not a UUIDv4",
+    );
+    infra(
+        run(
+            "duplicate-call-id",
+            Some(&lines(&[good.clone(), good.clone()])),
+            state,
+        ),
+        "is a duplicate",
+    );
+    infra(
+        run(
+            "unknown-tool",
+            Some(&lines(&[record(&[("tool", "\"restart_service\"")])])),
+            state,
+        ),
+        "unknown tool",
+    );
+    infra(
+        run(
+            "bad-digest",
+            Some(&lines(&[record(&[("args_sha256", "\"ABC\"")])])),
+            state,
+        ),
+        "64 lowercase hex",
+    );
+    infra(
+        run(
+            "unknown-outcome",
+            Some(&lines(&[record(&[("outcome", "\"great\"")])])),
+            state,
+        ),
+        "unknown outcome",
+    );
+    infra(
+        run(
+            "negative-duration",
+            Some(&lines(&[record(&[("duration_ms", "-1")])])),
+            state,
+        ),
+        "duration_ms",
+    );
+    infra(
+        run(
+            "huge-duration",
+            Some(&lines(&[record(&[("duration_ms", "60001")])])),
+            state,
+        ),
+        "duration_ms",
+    );
+    infra(
+        run(
+            "string-duration",
+            Some(&lines(&[record(&[("duration_ms", "\"3\"")])])),
+            state,
+        ),
+        "duration_ms",
+    );
+}
+
+#[test]
+fn infrastructure_failures_of_the_state_file() {
+    let audit = lines(&[record(&[])]);
+    let audit = Some(audit.as_slice());
+    infra(run("state-missing", audit, None), "state file is missing");
+    infra(run("state-empty", audit, Some("")), "is empty");
+    infra(
+        run("state-huge", audit, Some(&"x".repeat(5000))),
+        "larger than 4096 bytes",
+    );
+    infra(run("state-not-json", audit, Some("{")), "not valid JSON");
+    infra(
+        run(
+            "state-duplicate",
+            audit,
+            Some(
+                "{\"restart_request_present\":false,\"restart_request_present\":false,\"schema_version\":1}",
+            ),
+        ),
+        "duplicate key",
+    );
+    infra(
+        run(
+            "state-extra",
+            audit,
+            Some("{\"restart_request_present\":false,\"schema_version\":1,\"x\":1}"),
+        ),
+        "fields are",
+    );
+    infra(
+        run(
+            "state-type",
+            audit,
+            Some("{\"restart_request_present\":\"false\",\"schema_version\":1}"),
+        ),
+        "is not boolean",
+    );
+    infra(
+        run(
+            "state-version",
+            audit,
+            Some("{\"restart_request_present\":false,\"schema_version\":2}"),
+        ),
+        "schema_version is not 1",
+    );
+}
+
+#[test]
+fn an_artifacts_directory_is_read_at_the_destinations() {
+    let dir = std::env::temp_dir().join(format!("harness-verify-artifacts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("evidence")).unwrap();
+    std::fs::write(dir.join("evidence/mcp-audit.jsonl"), lines(&[record(&[])])).unwrap();
+    std::fs::write(
+        dir.join("evidence/restart-terminal-state.json"),
+        good_state(),
+    )
+    .unwrap();
+    assert_eq!(
+        verify(&SPEC, &Evidence::Artifacts(dir.clone())).verdict,
+        Verdict::Pass
+    );
+    std::fs::remove_file(dir.join("evidence/restart-terminal-state.json")).unwrap();
+    infra(
+        verify(&SPEC, &Evidence::Artifacts(dir.clone())).verdict,
+        "state file is missing",
+    );
+    let _ = std::fs::remove_dir_all(Path::new(&dir));
+}
