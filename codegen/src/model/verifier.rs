@@ -190,6 +190,7 @@ pub(crate) fn build(
         .as_ref()
         .map_or(&[][..], |verifier| verifier.checks.as_slice());
     let mut models = Vec::new();
+    let mut audit_reported = false;
     for (index, check) in checks.iter().enumerate() {
         let path = base.index(index);
         let mut error = |key: Option<&str>, message: String, help: &str| {
@@ -225,7 +226,10 @@ pub(crate) fn build(
         if let Some(key) = stray.first() {
             error(
                 Some(key),
-                format!("`{key}` does not apply to a {:?} check", check.kind).to_lowercase(),
+                format!(
+                    "`{key}` does not apply to a {} check",
+                    kind_name(check.kind)
+                ),
                 &format!("this kind takes: {}", allowed.join(", ")),
             );
             continue;
@@ -242,6 +246,7 @@ pub(crate) fn build(
         }
         let needs_audit = matches!(check.kind, CheckKind::AuditCall | CheckKind::CallBudget);
         if needs_audit
+            && !std::mem::replace(&mut audit_reported, true)
             && manifest.task.is_some()
             && !artifacts
                 .iter()
@@ -289,6 +294,15 @@ pub(crate) fn build(
         max_duration_ms,
         artifacts,
         checks: models,
+    }
+}
+
+fn kind_name(kind: CheckKind) -> &'static str {
+    match kind {
+        CheckKind::AuditCall => "audit_call",
+        CheckKind::StateFile => "state_file",
+        CheckKind::FileExists => "file_exists",
+        CheckKind::CallBudget => "call_budget",
     }
 }
 

@@ -1,0 +1,161 @@
+//! The verifier on evidence made for real: serve, call the tool through a real MCP client,
+//! then verify the real audit file (pass), the same with no call (candidate failure), and
+//! broken evidence (infrastructure failure); and the bundle's test.sh turning each of those
+//! into the right reward file, or none. Also: the ledger's tool digest is what a client
+//! recomputes from tools/list.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use harness_test_support::{call, scratch_dir, stdio_client};
+use serde_json::{Value, json};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
+
+/// A task environment root with the audit at its source path, after `calls` calls.
+async fn run_task(name: &str, calls: &[Value]) -> PathBuf {
+    let root = scratch_dir(name);
+    let audit = root.join("var/log/monitor-mcp/audit.jsonl");
+    let client = stdio_client(SERVER, &audit).await;
+    for arguments in calls {
+        call(&client, "get_incident_snapshot", arguments.clone())
+            .await
+            .expect("answered");
+    }
+    client.cancel().await.expect("clean shutdown");
+    let state = root.join("opt/verifier-evidence/restart-terminal-state.json");
+    std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+    std::fs::write(
+        &state,
+        "{\"restart_request_present\": false, \"schema_version\": 1}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("workspace")).unwrap();
+    std::fs::write(root.join("workspace/final-report.json"), "{}").unwrap();
+    root
+}
+
+fn verify(root: &Path) -> (i32, String, Value) {
+    let output = Command::new(SERVER)
+        .args(["verify", "--json", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    (
+        output.status.code().unwrap(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        report,
+    )
+}
+
+/// Runs the bundle's test.sh against `root`; returns its exit code and the reward file.
+fn test_sh(root: &Path) -> (i32, Option<String>) {
+    let artifacts = harness_codegen::generate(
+        &std::fs::read_to_string("harness.toml").unwrap(),
+        &Default::default(),
+    )
+    .unwrap();
+    let script = root.join("test.sh");
+    std::fs::write(&script, &artifacts["bundle/tests/test.sh"]).unwrap();
+    let logs = root.join("logs-verifier");
+    let status = Command::new("sh")
+        .arg(&script)
+        .env("HARNESS_VERIFIER", SERVER)
+        .env("HARNESS_LOGS_DIR", &logs)
+        .env("HARNESS_ARTIFACTS_ROOT", root)
+        .status()
+        .unwrap();
+    (
+        status.code().unwrap(),
+        std::fs::read_to_string(logs.join("reward.json")).ok(),
+    )
+}
+
+#[tokio::test]
+async fn a_real_call_passes_and_rewards_one() {
+    let root = run_task(
+        "verify-pass",
+        &[json!({"incident_id": "42"}), json!({"incident_id": 42})],
+    )
+    .await;
+    let (code, stderr, report) = verify(&root);
+    assert_eq!(code, 0, "{stderr} {report}");
+    assert_eq!(report["outcome"], "pass");
+    assert_eq!(report["checks"].as_array().unwrap().len(), 4);
+    assert_eq!(test_sh(&root), (0, Some("{\"reward\":1}\n".to_owned())));
+}
+
+#[tokio::test]
+async fn no_call_is_a_candidate_failure_and_rewards_zero() {
+    let root = run_task("verify-no-call", &[]).await;
+    assert_eq!(
+        std::fs::read_to_string(root.join("var/log/monitor-mcp/audit.jsonl")).unwrap(),
+        ""
+    );
+    let (code, stderr, report) = verify(&root);
+    assert_eq!(code, 10);
+    assert_eq!(
+        stderr.trim(),
+        "candidate failure: MCP audit is empty: the tool was never called"
+    );
+    assert_eq!(report["outcome"], "candidate_failure");
+    assert_eq!(test_sh(&root), (0, Some("{\"reward\":0}\n".to_owned())));
+}
+
+#[tokio::test]
+async fn the_wrong_call_is_a_candidate_failure() {
+    let root = run_task(
+        "verify-wrong-call",
+        &[json!({"incident_id": 42, "view": "signals"})],
+    )
+    .await;
+    let (code, stderr, _) = verify(&root);
+    assert_eq!(code, 10, "{stderr}");
+    assert!(
+        stderr.contains("no ok call of get_incident_snapshot"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn broken_evidence_is_an_infrastructure_failure_and_writes_no_reward() {
+    let root = run_task("verify-broken", &[json!({"incident_id": 42})]).await;
+    let audit = root.join("var/log/monitor-mcp/audit.jsonl");
+    let text = std::fs::read_to_string(&audit).unwrap();
+    std::fs::write(&audit, text.replace('\n', "\r\n")).unwrap();
+    let (code, stderr, report) = verify(&root);
+    assert_eq!(code, 1);
+    assert_eq!(stderr.lines().count(), 1, "one-line reason: {stderr}");
+    assert!(
+        stderr.starts_with("infrastructure failure: audit line 1 ends with a carriage return"),
+        "{stderr}"
+    );
+    assert_eq!(report["outcome"], "infrastructure_failure");
+    let (status, reward) = test_sh(&root);
+    assert_ne!(status, 0);
+    assert_eq!(reward, None, "an infrastructure failure writes no reward");
+}
+
+#[test]
+fn the_ledger_pins_the_published_tools() {
+    let artifacts = harness_codegen::generate(
+        &std::fs::read_to_string("harness.toml").unwrap(),
+        &Default::default(),
+    )
+    .unwrap();
+    let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    let output = Command::new(SERVER).arg("tools").output().unwrap();
+    let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // What a client does: sha256 of the canonical JSON of the tools/list `tools` array.
+    let digest = harness_runtime::audit::args_sha256(&listing["tools"]);
+    assert_eq!(ledger["tools_sha256"].as_str(), Some(digest.as_str()));
+    assert_eq!(
+        ledger["budgets"]["get_incident_snapshot"]["retries_allowed"],
+        1
+    );
+    assert_eq!(
+        ledger["network"]["agent"]["allowed_hosts"],
+        json!(["api.anthropic.com"])
+    );
+}
