@@ -232,3 +232,30 @@ pub fn write_artifacts(out_dir: &Path, artifacts: &Artifacts) -> Result<BuildOut
     }
     Ok(output)
 }
+
+/// The whole build script of a generated server, so each crate's build.rs is one line:
+/// `fn main() -> std::process::ExitCode { harness_codegen::build_script() }`.
+///
+/// Generates from `harness.toml` into OUT_DIR (and nowhere else), prints `rerun-if-changed`
+/// for the manifest, every file it names and `src/tools`, and fails the build with every
+/// problem listed.
+pub fn build_script() -> std::process::ExitCode {
+    let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    println!("cargo::rerun-if-changed=harness.toml");
+    // New or removed tool body files change whether the build can succeed.
+    println!("cargo::rerun-if-changed=src/tools");
+    match Builder::new(root, "harness.toml", out_dir).build() {
+        Ok(output) => {
+            for input in output.inputs {
+                println!("cargo::rerun-if-changed={}", input.display());
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("{error}");
+            println!("cargo::error=harness.toml cannot be built; every problem is listed below");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -13,7 +13,7 @@ pub mod model;
 pub mod scaffold;
 mod source;
 
-pub use builder::{BuildError, Builder, generate, load};
+pub use builder::{BuildError, Builder, build_script, generate, load};
 pub use diagnostics::ManifestErrors;
 pub use emit::{Artifacts, EmitOptions};
 pub use manifest::manifest_json_schema;

@@ -166,6 +166,9 @@ pub fn rfc3339_now() -> String {
 
 /// JSON with object keys sorted and no spaces, as Python's
 /// `json.dumps(value, sort_keys=True, separators=(",", ":"))` writes it for plain values.
+///
+/// Kept identical to `canonical_json` in codegen/src/model/verifier.rs (codegen must not depend on the runtime);
+/// tests/verifier.rs checks that both sides agree on real values.
 pub fn canonical_json(value: &Value) -> String {
     fn sorted(value: &Value) -> Value {
         match value {

@@ -444,16 +444,7 @@ impl Lints<'_> {
         }
         let mut seen_names: Vec<&str> = Vec::new();
         for (name, path) in &names {
-            if !SERVICE_NAME.is_match(name) {
-                self.error(
-                    Diagnostic::value(
-                        path.clone(),
-                        format!("service name `{name}` is outside Harbor's pattern"),
-                    )
-                    .label("invalid service name")
-                    .help("start with a letter or digit; then letters, digits, `_`, `.` or `-`"),
-                );
-            }
+            self.service_name(name, path);
             if seen_names.contains(name) {
                 self.error(
                     Diagnostic::value(path.clone(), format!("two services are named `{name}`"))

@@ -80,6 +80,9 @@ pub enum CheckModel {
 }
 
 /// Canonical JSON: keys sorted, no spaces (as the audit hashes arguments).
+///
+/// Kept identical to `canonical_json` in runtime/src/audit.rs (codegen must not depend on the runtime);
+/// tests/verifier.rs checks that both sides agree on real values.
 pub fn canonical_json(value: &Value) -> String {
     fn sorted(value: &Value) -> Value {
         match value {
