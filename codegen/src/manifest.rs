@@ -207,11 +207,12 @@ pub struct Transport {
     /// The default transport of `serve`.
     #[serde(default)]
     pub kind: TransportKind,
-    /// Socket address the HTTP transport binds to.
+    /// Socket address the HTTP transports bind to.
     #[serde(default = "default_bind")]
     #[schemars(default = "default_bind")]
     pub bind: String,
-    /// Path of the MCP endpoint.
+    /// Path of the MCP endpoint (the legacy SSE transport serves `<path>/sse` and
+    /// `<path>/message`).
     #[serde(default = "default_path")]
     #[schemars(default = "default_path")]
     pub path: String,
@@ -219,6 +220,40 @@ pub struct Transport {
     #[serde(default = "default_health_path")]
     #[schemars(default = "default_health_path")]
     pub health_path: String,
+    /// Streamable HTTP sessions (`Mcp-Session-Id`); false serves each request on its own, so
+    /// replicas behind a load balancer need no sticky sessions.
+    #[serde(default = "yes")]
+    #[schemars(default = "yes")]
+    pub stateful: bool,
+    /// Stateless streamable HTTP answers with plain JSON rather than an SSE stream.
+    #[serde(default)]
+    pub json_response: bool,
+    /// Largest request body accepted (bytes).
+    #[serde(default = "default_max_body")]
+    #[schemars(default = "default_max_body")]
+    pub max_request_body_bytes: u64,
+    /// Seconds between SSE keep-alive comments.
+    #[serde(default = "default_keep_alive")]
+    #[schemars(default = "default_keep_alive")]
+    pub sse_keep_alive_seconds: u64,
+    /// Host names a request's `Host` header may carry (DNS-rebinding protection); loopback
+    /// by default.
+    #[serde(default = "default_allowed_hosts")]
+    #[schemars(default = "default_allowed_hosts")]
+    pub allowed_hosts: Vec<String>,
+    /// Origins (`scheme://host[:port]`) allowed besides those on an allowed host.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+    /// Name of the environment variable holding the bearer token; auth is on when set.
+    /// The token itself never goes in the manifest.
+    pub auth_token_env: Option<String>,
+    /// Serve a non-loopback bind without auth (a warning is logged at startup).
+    #[serde(default)]
+    pub allow_public_bind: bool,
+    /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
+    #[serde(default = "default_grace")]
+    #[schemars(default = "default_grace")]
+    pub shutdown_grace_seconds: u64,
 }
 
 impl Default for Transport {
@@ -228,6 +263,15 @@ impl Default for Transport {
             bind: default_bind(),
             path: default_path(),
             health_path: default_health_path(),
+            stateful: true,
+            json_response: false,
+            max_request_body_bytes: default_max_body(),
+            sse_keep_alive_seconds: default_keep_alive(),
+            allowed_hosts: default_allowed_hosts(),
+            allowed_origins: Vec::new(),
+            auth_token_env: None,
+            allow_public_bind: false,
+            shutdown_grace_seconds: default_grace(),
         }
     }
 }
@@ -244,6 +288,26 @@ fn default_health_path() -> String {
     "/health".to_owned()
 }
 
+fn default_max_body() -> u64 {
+    4 * 1024 * 1024
+}
+
+fn default_keep_alive() -> u64 {
+    15
+}
+
+fn default_allowed_hosts() -> Vec<String> {
+    vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ]
+}
+
+fn default_grace() -> u64 {
+    10
+}
+
 /// An MCP transport.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -253,6 +317,8 @@ pub enum TransportKind {
     Stdio,
     /// MCP Streamable HTTP.
     StreamableHttp,
+    /// The legacy 2024-11-05 HTTP+SSE transport (Harbor's default `sse`).
+    Sse,
 }
 
 /// One `[[tools]]` entry.

@@ -138,6 +138,8 @@ pub struct TransportModel {
     pub path: String,
     /// Health endpoint path.
     pub health_path: String,
+    /// The rest of `[transport]`, checked (sessions, limits, Host/Origin lists, auth).
+    pub http: manifest::Transport,
 }
 
 /// A validated tool.
@@ -549,11 +551,92 @@ impl ModelBuilder {
                 .help("serve health on its own path, such as \"/health\""),
             );
         }
+        self.transport_security(transport, &path);
         TransportModel {
             kind: transport.kind,
             bind: transport.bind.clone(),
             path: transport.path.clone(),
             health_path: transport.health_path.clone(),
+            http: transport.clone(),
+        }
+    }
+
+    fn transport_security(&mut self, transport: &manifest::Transport, path: &ManifestPath) {
+        if transport.json_response && transport.stateful {
+            self.error(
+                Diagnostic::value(
+                    path.key("json_response"),
+                    "json_response needs stateful = false",
+                )
+                .label("only stateless streamable HTTP answers with plain JSON")
+                .help("set stateful = false, or remove json_response"),
+            );
+        }
+        let public = transport
+            .bind
+            .parse::<SocketAddr>()
+            .is_ok_and(|bind| !bind.ip().is_loopback());
+        if public && transport.auth_token_env.is_none() && !transport.allow_public_bind {
+            self.error(
+                Diagnostic::value(path.key("bind"), format!("{} is reachable from other hosts, without auth", transport.bind))
+                    .label("not a loopback address")
+                    .help("set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
+            );
+        }
+        if let Some(variable) = &transport.auth_token_env {
+            let valid = variable.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+                && variable
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            if !valid {
+                self.error(
+                    Diagnostic::value(path.key("auth_token_env"), format!("`{variable}` is not an environment variable name"))
+                        .label("name the variable, not the token")
+                        .help("use uppercase letters, digits and `_`, e.g. \"MCP_TOKEN\"; the token itself never goes in the manifest"),
+                );
+            }
+        }
+        for (index, host) in transport.allowed_hosts.iter().enumerate() {
+            if host.is_empty()
+                || host.contains(['/', ' '])
+                || (host.contains(':') && host.parse::<std::net::IpAddr>().is_err())
+            {
+                self.error(
+                    Diagnostic::value(
+                        path.key("allowed_hosts").index(index),
+                        format!("allowed host `{host}` is not a host name"),
+                    )
+                    .label("no scheme, port or path")
+                    .help("write host names or IP addresses, e.g. \"localhost\" or \"127.0.0.1\""),
+                );
+            }
+        }
+        for (index, origin) in transport.allowed_origins.iter().enumerate() {
+            let valid = origin.split_once("://").is_some_and(|(scheme, rest)| {
+                matches!(scheme, "http" | "https") && !rest.is_empty() && !rest.contains('/')
+            });
+            if !valid {
+                self.error(
+                    Diagnostic::value(
+                        path.key("allowed_origins").index(index),
+                        format!("allowed origin `{origin}` is not scheme://host[:port]"),
+                    )
+                    .label("not an origin")
+                    .help("an origin has no path, e.g. \"https://app.example.com\""),
+                );
+            }
+        }
+        if transport.sse_keep_alive_seconds == 0 || transport.max_request_body_bytes < 1024 {
+            let key = if transport.sse_keep_alive_seconds == 0 {
+                "sse_keep_alive_seconds"
+            } else {
+                "max_request_body_bytes"
+            };
+            self.error(
+                Diagnostic::value(path.key(key), format!("{key} is too small"))
+                    .label("out of range")
+                    .help("keep-alive needs at least 1 s, and a request body at least 1024 bytes"),
+            );
         }
     }
 

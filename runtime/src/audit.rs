@@ -157,6 +157,20 @@ impl AuditLog {
     }
 }
 
+impl AuditLog {
+    /// Flushes every record written so far to the disk.
+    pub fn sync(&self) -> Result<(), AuditError> {
+        let file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        file.sync_data().map_err(|source| AuditError::Write {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
 /// Now, as RFC 3339 in UTC with microseconds, e.g. `2026-11-29T23:41:13.123456Z`.
 pub fn rfc3339_now() -> String {
     jiff::Timestamp::now()

@@ -10,7 +10,8 @@ use crate::audit::{AuditError, AuditLog};
 use crate::bundle::{BundleError, BundleSpec, write_bundle};
 use crate::health::HealthError;
 use crate::pipeline::Pipeline;
-use crate::serve::{HttpOptions, ServeError, serve_http, serve_stdio};
+use crate::security::HttpSecurity;
+use crate::serve::{HttpOptions, HttpTransport, ServeError, serve_http, serve_stdio};
 use crate::spec::{ServerSpec, ToolSpec, TransportKind};
 use crate::verify::{Evidence, Verdict, VerifierSpec, verify};
 
@@ -98,6 +99,7 @@ enum Command {
 enum TransportArg {
     Stdio,
     StreamableHttp,
+    Sse,
 }
 
 /// A failure of the command line.
@@ -127,6 +129,14 @@ pub enum CliError {
     /// This executable's path is unknown.
     #[error("cannot find this executable: {0}")]
     CurrentExe(std::io::Error),
+    /// The manifest turns auth on but the token's variable is unset or empty.
+    #[error("the manifest requires a bearer token, but ${0} is not set (or empty)")]
+    MissingToken(&'static str),
+    /// A non-loopback bind without auth that the manifest does not allow.
+    #[error(
+        "refusing to serve {0} without auth: set [transport] auth_token_env, or allow_public_bind = true to accept the risk"
+    )]
+    PublicBind(SocketAddr),
 }
 
 /// Parses the command line, runs it against `server`, and turns the result into the exit
@@ -230,6 +240,7 @@ fn serve<S: GeneratedServer>(
     let kind = match transport {
         Some(TransportArg::Stdio) => TransportKind::Stdio,
         Some(TransportArg::StreamableHttp) => TransportKind::StreamableHttp,
+        Some(TransportArg::Sse) => TransportKind::Sse,
         None => spec.transport.kind,
     };
     let bind = match bind {
@@ -250,20 +261,73 @@ fn serve<S: GeneratedServer>(
         ?kind,
         "starting"
     );
-    runtime.block_on(async move {
+    let http = |transport| http_options(spec.transport, transport, bind);
+    let served = runtime.block_on(async {
         match kind {
-            TransportKind::Stdio => serve_stdio(server).await,
+            TransportKind::Stdio => serve_stdio(server.clone()).await.map_err(CliError::from),
             TransportKind::StreamableHttp => {
-                let options = HttpOptions {
-                    bind,
-                    path: spec.transport.path.to_owned(),
-                    health_path: spec.transport.health_path.to_owned(),
-                };
-                serve_http(server, options).await
+                serve_http(server.clone(), http(HttpTransport::StreamableHttp)?)
+                    .await
+                    .map_err(CliError::from)
             }
+            TransportKind::Sse => serve_http(server.clone(), http(HttpTransport::Sse)?)
+                .await
+                .map_err(CliError::from),
         }
-    })?;
-    Ok(())
+    });
+    // Records are written whole as they happen; make them durable before exiting.
+    if let Some(audit) = server.pipeline().audit()
+        && let Err(error) = audit.sync()
+    {
+        tracing::error!(%error, "audit log not synced at shutdown");
+    }
+    served
+}
+
+/// The HTTP options of the manifest, with the token read from its environment variable.
+fn http_options(
+    transport: crate::spec::TransportSpec,
+    kind: HttpTransport,
+    bind: SocketAddr,
+) -> Result<HttpOptions, CliError> {
+    let token = match transport.auth_token_env {
+        Some(variable) => match std::env::var(variable) {
+            Ok(token) if !token.is_empty() => Some(token),
+            _ => return Err(CliError::MissingToken(variable)),
+        },
+        None => None,
+    };
+    if !bind.ip().is_loopback() && token.is_none() {
+        if !transport.allow_public_bind {
+            return Err(CliError::PublicBind(bind));
+        }
+        tracing::warn!(%bind, "serving a non-loopback address without auth (allow_public_bind = true)");
+    }
+    Ok(HttpOptions {
+        transport: kind,
+        bind,
+        path: transport.path.to_owned(),
+        health_path: transport.health_path.to_owned(),
+        stateful: transport.stateful,
+        json_response: transport.json_response,
+        max_request_body_bytes: usize::try_from(transport.max_request_body_bytes)
+            .unwrap_or(usize::MAX),
+        keep_alive: std::time::Duration::from_secs(transport.sse_keep_alive_seconds.max(1)),
+        security: HttpSecurity {
+            allowed_hosts: transport
+                .allowed_hosts
+                .iter()
+                .map(|host| (*host).to_owned())
+                .collect(),
+            allowed_origins: transport
+                .allowed_origins
+                .iter()
+                .map(|origin| (*origin).to_owned())
+                .collect(),
+            token,
+        },
+        shutdown_grace: std::time::Duration::from_secs(transport.shutdown_grace_seconds),
+    })
 }
 
 fn init_logging() {

@@ -1,7 +1,10 @@
-//! Transports: stdio, and Streamable HTTP on axum with a health route.
+//! Transports: stdio, streamable HTTP (stateful or stateless) and the legacy HTTP+SSE
+//! transport, the HTTP ones behind the same Host/Origin/bearer checks, with a health route
+//! and a graceful shutdown.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
@@ -10,6 +13,8 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
+
+use crate::security::{HttpSecurity, enforce};
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -46,38 +51,81 @@ pub async fn serve_stdio<H: ServerHandler>(handler: H) -> Result<(), ServeError>
     Ok(())
 }
 
-/// Where and how the HTTP transport listens.
+/// Which HTTP transport to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpTransport {
+    /// Streamable HTTP at `path`.
+    StreamableHttp,
+    /// Legacy HTTP+SSE at `path/sse` and `path/message`.
+    Sse,
+}
+
+/// Where and how an HTTP transport listens.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
+    /// Which transport.
+    pub transport: HttpTransport,
     /// Bind address.
     pub bind: SocketAddr,
     /// MCP endpoint path.
     pub path: String,
     /// Health endpoint path.
     pub health_path: String,
+    /// Streamable HTTP sessions on (false = stateless).
+    pub stateful: bool,
+    /// Stateless streamable HTTP answers with plain JSON.
+    pub json_response: bool,
+    /// Largest request body.
+    pub max_request_body_bytes: usize,
+    /// SSE keep-alive interval.
+    pub keep_alive: Duration,
+    /// Host, Origin and bearer checks.
+    pub security: HttpSecurity,
+    /// Time in-flight calls get after a shutdown signal.
+    pub shutdown_grace: Duration,
 }
 
-/// The axum router: the MCP endpoint at `options.path` and `GET options.health_path`.
+/// The axum router: the MCP endpoint(s) behind the security checks, and `GET health_path`.
 pub fn http_router<H: ServerHandler + Clone>(
     handler: H,
     options: &HttpOptions,
     shutdown: CancellationToken,
 ) -> Router {
-    let config = StreamableHttpServerConfig::default().with_cancellation_token(shutdown);
-    let service = StreamableHttpService::new(
-        move || Ok(handler.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let mcp = match options.transport {
+        HttpTransport::StreamableHttp => {
+            // Host and Origin are checked by our own layer, the same for both transports.
+            let config = StreamableHttpServerConfig::default()
+                .with_cancellation_token(shutdown)
+                .with_legacy_session_mode(options.stateful)
+                .with_json_response(!options.stateful && options.json_response)
+                .with_sse_keep_alive(Some(options.keep_alive))
+                .with_max_request_body_bytes(options.max_request_body_bytes)
+                .disable_allowed_hosts();
+            let service = StreamableHttpService::new(
+                move || Ok(handler.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            Router::new().nest_service(&options.path, service)
+        }
+        HttpTransport::Sse => {
+            crate::sse::sse_router(handler, &options.path, options.keep_alive, shutdown)
+        }
+    };
+    let security = Arc::new(options.security.clone());
+    let mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {
+        enforce(Arc::clone(&security), request, next)
+    }));
     Router::new()
         .route(
             &options.health_path,
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
         )
-        .nest_service(&options.path, service)
+        .merge(mcp)
 }
 
-/// Serves Streamable HTTP until SIGINT or SIGTERM, then shuts down gracefully.
+/// Serves HTTP until SIGINT or SIGTERM, then stops accepting, gives in-flight calls the
+/// grace period, and returns.
 pub async fn serve_http<H: ServerHandler + Clone>(
     handler: H,
     options: HttpOptions,
@@ -91,15 +139,27 @@ pub async fn serve_http<H: ServerHandler + Clone>(
             source,
         })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
-    tracing::info!(addr = %local, path = %options.path, health = %options.health_path, "serving streamable HTTP");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
+    tracing::info!(addr = %local, path = %options.path, health = %options.health_path, transport = ?options.transport, stateful = options.stateful, "serving HTTP");
+    let signalled = CancellationToken::new();
+    let server = axum::serve(listener, router).with_graceful_shutdown({
+        let signalled = signalled.clone();
+        async move {
             shutdown_signal().await;
             tracing::info!("shutting down");
-            shutdown.cancel();
-        })
-        .await
-        .map_err(ServeError::Http)
+            signalled.cancel();
+        }
+    });
+    let grace = options.shutdown_grace;
+    tokio::select! {
+        result = server => result.map_err(ServeError::Http)?,
+        () = async {
+            signalled.cancelled().await;
+            tokio::time::sleep(grace).await;
+        } => tracing::warn!(?grace, "in-flight calls did not finish within the grace period"),
+    }
+    // Streams (SSE, session streams) end now; axum has stopped accepting.
+    shutdown.cancel();
+    Ok(())
 }
 
 async fn shutdown_signal() {

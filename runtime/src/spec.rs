@@ -15,6 +15,8 @@ pub enum TransportKind {
     Stdio,
     /// MCP Streamable HTTP.
     StreamableHttp,
+    /// The legacy 2024-11-05 HTTP+SSE transport (`GET <path>/sse`, `POST <path>/message`).
+    Sse,
 }
 
 /// The `[transport]` table of the manifest.
@@ -28,6 +30,47 @@ pub struct TransportSpec {
     pub path: &'static str,
     /// Health endpoint path.
     pub health_path: &'static str,
+    /// Streamable HTTP keeps sessions (`Mcp-Session-Id`); false serves every request on its
+    /// own, so replicas behind a load balancer need no sticky sessions.
+    pub stateful: bool,
+    /// Stateless streamable HTTP answers with plain JSON instead of an SSE stream.
+    pub json_response: bool,
+    /// Largest request body accepted.
+    pub max_request_body_bytes: u64,
+    /// Seconds between SSE keep-alive comments.
+    pub sse_keep_alive_seconds: u64,
+    /// Host names a request's `Host` may carry (DNS-rebinding protection).
+    pub allowed_hosts: &'static [&'static str],
+    /// Origins allowed besides those on an allowed host.
+    pub allowed_origins: &'static [&'static str],
+    /// The environment variable holding the bearer token, when auth is on.
+    pub auth_token_env: Option<&'static str>,
+    /// Allows a non-loopback bind without auth (logged as a warning).
+    pub allow_public_bind: bool,
+    /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
+    pub shutdown_grace_seconds: u64,
+}
+
+impl TransportSpec {
+    /// stdio with every HTTP setting at the manifest's defaults (for tests and benches that
+    /// build a spec by hand).
+    pub const fn stdio() -> Self {
+        Self {
+            kind: TransportKind::Stdio,
+            bind: "127.0.0.1:8765",
+            path: "/mcp",
+            health_path: "/health",
+            stateful: true,
+            json_response: false,
+            max_request_body_bytes: 4 * 1024 * 1024,
+            sse_keep_alive_seconds: 15,
+            allowed_hosts: &["localhost", "127.0.0.1", "::1"],
+            allowed_origins: &[],
+            auth_token_env: None,
+            allow_public_bind: false,
+            shutdown_grace_seconds: 10,
+        }
+    }
 }
 
 /// The `[server]` table of the manifest.

@@ -22,12 +22,7 @@ const SERVER: ServerSpec = ServerSpec {
     version: "0",
     title: None,
     instructions: None,
-    transport: TransportSpec {
-        kind: TransportKind::Stdio,
-        bind: "127.0.0.1:0",
-        path: "/mcp",
-        health_path: "/health",
-    },
+    transport: TransportSpec::stdio(),
     audit: AUDIT,
     manifest_sha256: "",
 };

@@ -67,7 +67,19 @@ fn server_spec(model: &Model) -> TokenStream {
     let kind = match transport.kind {
         TransportKind::Stdio => quote!(Stdio),
         TransportKind::StreamableHttp => quote!(StreamableHttp),
+        TransportKind::Sse => quote!(Sse),
     };
+    let http = &transport.http;
+    let (stateful, json_response, max_request_body_bytes, sse_keep_alive_seconds) = (
+        http.stateful,
+        http.json_response,
+        http.max_request_body_bytes,
+        http.sse_keep_alive_seconds,
+    );
+    let (allowed_hosts, allowed_origins) = (&http.allowed_hosts, &http.allowed_origins);
+    let auth_token_env = opt_str(http.auth_token_env.as_ref());
+    let (allow_public_bind, shutdown_grace_seconds) =
+        (http.allow_public_bind, http.shutdown_grace_seconds);
     let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
     let audit = &model.audit;
     let (audit_path, schema_version, trace_id, error_code) = (
@@ -94,6 +106,15 @@ fn server_spec(model: &Model) -> TokenStream {
                 bind: #bind,
                 path: #path,
                 health_path: #health_path,
+                stateful: #stateful,
+                json_response: #json_response,
+                max_request_body_bytes: #max_request_body_bytes,
+                sse_keep_alive_seconds: #sse_keep_alive_seconds,
+                allowed_hosts: &[#(#allowed_hosts),*],
+                allowed_origins: &[#(#allowed_origins),*],
+                auth_token_env: #auth_token_env,
+                allow_public_bind: #allow_public_bind,
+                shutdown_grace_seconds: #shutdown_grace_seconds,
             },
             audit: #rt::AuditSpec {
                 path: #audit_path,

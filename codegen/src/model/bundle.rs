@@ -39,6 +39,8 @@ pub struct BundleModel {
     pub mcp_path: String,
     /// The health endpoint path.
     pub health_path: String,
+    /// The sidecar's transport as `serve --transport` names it.
+    pub sidecar_transport: &'static str,
     /// The sidecar's writable log directory (the audit file's directory, a tmpfs).
     pub log_dir: String,
     /// The audit file.
@@ -130,6 +132,16 @@ pub(crate) fn build(
         }
     }
     let bind: SocketAddr = manifest.transport.bind.parse().ok()?;
+    if manifest.transport.kind == TransportKind::Stdio {
+        lint.error(
+            Diagnostic::value(
+                root.key("transport").key("kind"),
+                "the sidecar needs an HTTP transport",
+            )
+            .label("a Compose service cannot serve stdio")
+            .help("set kind = \"streamable-http\" (or \"sse\")"),
+        );
+    }
     lint.mcp_servers(manifest, bind);
     lint.topology(compose, bind, overlay);
     let skills = lint.skills(
@@ -154,6 +166,10 @@ pub(crate) fn build(
         sidecar_bind: bind,
         mcp_path: manifest.transport.path.clone(),
         health_path: manifest.transport.health_path.clone(),
+        sidecar_transport: match manifest.transport.kind {
+            TransportKind::Sse => "sse",
+            _ => "streamable-http",
+        },
         log_dir: log_dir?,
         audit_path,
         overlay,
@@ -327,7 +343,12 @@ impl Lints<'_> {
         bind: SocketAddr,
         path: &ManifestPath,
     ) {
-        let expected = format!("http://{bind}{}", manifest.transport.path);
+        // The legacy transport's stream is at <path>/sse; streamable HTTP is at <path>.
+        let endpoint = match transport {
+            McpTransport::Sse => format!("{}/sse", manifest.transport.path.trim_end_matches('/')),
+            _ => manifest.transport.path.clone(),
+        };
+        let expected = format!("http://{bind}{endpoint}");
         let parsed = url.strip_prefix("http://").and_then(|rest| {
             rest.split_once('/')
                 .map(|(authority, tail)| (authority, format!("/{tail}")))
@@ -343,7 +364,7 @@ impl Lints<'_> {
                                 ip == bind.ip() || (ip.is_loopback() && bind.ip().is_loopback())
                             }))
                 });
-            port_ok && tail == manifest.transport.path
+            port_ok && tail == endpoint
         });
         if !matches {
             self.error(
@@ -357,23 +378,27 @@ impl Lints<'_> {
                 )),
             );
         }
-        if transport == McpTransport::StreamableHttp
-            && manifest.transport.kind != TransportKind::StreamableHttp
-        {
-            self.error(
-                Diagnostic::value(path.clone(), "the sidecar does not serve streamable-http")
-                    .label("transport mismatch")
-                    .help("set [transport] kind = \"streamable-http\""),
-            );
-        }
-        if transport == McpTransport::Sse {
+        let served = match manifest.transport.kind {
+            TransportKind::StreamableHttp => McpTransport::StreamableHttp,
+            TransportKind::Sse => McpTransport::Sse,
+            TransportKind::Stdio => McpTransport::Stdio,
+        };
+        if transport != served {
             self.error(
                 Diagnostic::value(
                     path.clone(),
-                    "the sidecar does not serve the legacy sse transport",
+                    format!(
+                        "the sidecar serves {}, not {}",
+                        transport_name(served),
+                        transport_name(transport)
+                    ),
                 )
                 .label("transport mismatch")
-                .help("use transport = \"streamable-http\" for this server"),
+                .help(format!(
+                    "set transport = \"{}\" here, or [transport] kind = \"{}\"",
+                    transport_name(served),
+                    transport_name(transport)
+                )),
             );
         }
     }

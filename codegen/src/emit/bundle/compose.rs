@@ -98,7 +98,7 @@ pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
             command: Some(vec![
                 "serve".into(),
                 "--transport".into(),
-                "streamable-http".into(),
+                bundle.sidecar_transport.into(),
                 "--bind".into(),
                 bundle.sidecar_bind.to_string(),
                 "--audit-path".into(),

@@ -94,7 +94,7 @@ pub fn ledger_json(model: &Model, bundle: &BundleModel) -> String {
         "server": {
             "name": model.server.name,
             "version": model.server.version,
-            "transport": "streamable-http",
+            "transport": bundle.sidecar_transport,
             "bind": bundle.sidecar_bind.to_string(),
             "path": bundle.mcp_path,
             "manifest_sha256": model.manifest_sha256,

@@ -88,6 +88,7 @@ pub fn files(_model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec
                     binary,
                     uid => sidecar.uid,
                     bind => bundle.sidecar_bind.to_string(),
+                    transport => bundle.sidecar_transport,
                     audit_path => &bundle.audit_path,
                     log_dir => &bundle.log_dir,
                     health_url => format!("http://{}{}", bundle.sidecar_bind, bundle.health_path),

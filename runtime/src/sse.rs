@@ -1,0 +1,153 @@
+//! The 2024-11-05 HTTP+SSE transport, which Harbor still defaults to and rmcp removed in
+//! 0.11: `GET <path>/sse` opens an event stream whose first event, `endpoint`, carries the
+//! POST URL with a session id; the client POSTs JSON-RPC messages there (202 Accepted) and the
+//! replies come on the stream. Each session is the same generated handler served over a pair
+//! of bounded channels; it ends, and is forgotten, when the client disconnects.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::{get, post};
+use futures::{Stream, StreamExt};
+use rmcp::ServerHandler;
+use rmcp::ServiceExt;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, PollSender};
+
+/// Messages buffered per session in each direction; a client that floods past this gets 503.
+const SESSION_QUEUE: usize = 64;
+
+type Sessions = Arc<Mutex<HashMap<String, mpsc::Sender<ClientJsonRpcMessage>>>>;
+
+struct SseState<H> {
+    handler: H,
+    sessions: Sessions,
+    message_path: String,
+    keep_alive: Duration,
+    shutdown: CancellationToken,
+}
+
+/// Removes its session when the event stream is dropped (the client went away).
+struct SessionGuard {
+    sessions: Sessions,
+    id: String,
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        let mut sessions = self
+            .sessions
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        sessions.remove(&self.id);
+        tracing::debug!(session = %self.id, "sse session closed");
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct SessionQuery {
+    session_id: String,
+}
+
+/// The router serving `GET {path}/sse` and `POST {path}/message`.
+pub fn sse_router<H: ServerHandler + Clone>(
+    handler: H,
+    path: &str,
+    keep_alive: Duration,
+    shutdown: CancellationToken,
+) -> Router {
+    let base = path.trim_end_matches('/');
+    let state = Arc::new(SseState {
+        handler,
+        sessions: Arc::default(),
+        message_path: format!("{base}/message"),
+        keep_alive,
+        shutdown,
+    });
+    Router::new()
+        .route(&format!("{base}/sse"), get(open_stream::<H>))
+        .route(&format!("{base}/message"), post(post_message::<H>))
+        .with_state(state)
+}
+
+async fn open_stream<H: ServerHandler + Clone>(
+    State(state): State<Arc<SseState<H>>>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let (inbound_tx, mut inbound_rx) = mpsc::channel::<ClientJsonRpcMessage>(SESSION_QUEUE);
+    let (outbound_tx, outbound_rx) = mpsc::channel::<ServerJsonRpcMessage>(SESSION_QUEUE);
+    state
+        .sessions
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .insert(id.clone(), inbound_tx);
+    let inbound = futures::stream::poll_fn(move |cx| inbound_rx.poll_recv(cx));
+    let transport = (PollSender::new(outbound_tx), Box::pin(inbound));
+    let handler = state.handler.clone();
+    let shutdown = state.shutdown.clone();
+    let session = id.clone();
+    tokio::spawn(async move {
+        match handler.serve(transport).await {
+            Ok(running) => {
+                tokio::select! {
+                    result = running.waiting() => {
+                        if let Err(error) = result {
+                            tracing::warn!(%session, %error, "sse session ended with an error");
+                        }
+                    }
+                    () = shutdown.cancelled() => {}
+                }
+            }
+            Err(error) => tracing::warn!(%session, %error, "sse session failed to initialize"),
+        }
+    });
+    let guard = SessionGuard {
+        sessions: Arc::clone(&state.sessions),
+        id: id.clone(),
+    };
+    let endpoint = Event::default()
+        .event("endpoint")
+        .data(format!("{}?session_id={id}", state.message_path));
+    let messages = futures::stream::unfold((outbound_rx, guard), |(mut rx, guard)| async move {
+        let message = rx.recv().await?;
+        let data = serde_json::to_string(&message).unwrap_or_default();
+        Some((
+            Ok(Event::default().event("message").data(data)),
+            (rx, guard),
+        ))
+    });
+    let stream = futures::stream::once(async move { Ok(endpoint) }).chain(messages);
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(state.keep_alive))
+}
+
+async fn post_message<H: ServerHandler + Clone>(
+    State(state): State<Arc<SseState<H>>>,
+    Query(query): Query<SessionQuery>,
+    body: Bytes,
+) -> StatusCode {
+    let sender = state
+        .sessions
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner())
+        .get(&query.session_id)
+        .cloned();
+    let Some(sender) = sender else {
+        return StatusCode::NOT_FOUND;
+    };
+    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&body) else {
+        return StatusCode::BAD_REQUEST;
+    };
+    match sender.try_send(message) {
+        Ok(()) => StatusCode::ACCEPTED,
+        Err(mpsc::error::TrySendError::Full(_)) => StatusCode::SERVICE_UNAVAILABLE,
+        Err(mpsc::error::TrySendError::Closed(_)) => StatusCode::GONE,
+    }
+}
