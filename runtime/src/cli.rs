@@ -52,6 +52,10 @@ enum Command {
         /// Overrides the manifest's audit log path.
         #[arg(long)]
         audit_path: Option<PathBuf>,
+        /// Serves streamable HTTP without sessions, answering with plain JSON (replicas
+        /// behind a load balancer), whatever the manifest says.
+        #[arg(long)]
+        stateless: bool,
     },
     /// Print the `tools/list` result as JSON.
     Tools,
@@ -161,7 +165,8 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             transport,
             bind,
             audit_path,
-        } => serve(server, transport, bind, audit_path).and(done),
+            stateless,
+        } => serve(server, transport, bind, audit_path, stateless).and(done),
         Command::Tools => {
             let tools: Vec<_> = server.tool_specs().iter().map(ToolSpec::to_tool).collect();
             let listing = serde_json::json!({ "tools": tools });
@@ -228,6 +233,7 @@ fn serve<S: GeneratedServer>(
     transport: Option<TransportArg>,
     bind: Option<SocketAddr>,
     audit_path: Option<PathBuf>,
+    stateless: bool,
 ) -> Result<(), CliError> {
     let spec = server.spec();
     // The audit file exists before the first request can arrive: "never called" must leave
@@ -261,7 +267,12 @@ fn serve<S: GeneratedServer>(
         ?kind,
         "starting"
     );
-    let http = |transport| http_options(spec.transport, transport, bind);
+    let mut transport_spec = spec.transport;
+    if stateless {
+        transport_spec.stateful = false;
+        transport_spec.json_response = true;
+    }
+    let http = |transport| http_options(transport_spec, transport, bind);
     let served = runtime.block_on(async {
         match kind {
             TransportKind::Stdio => serve_stdio(server.clone()).await.map_err(CliError::from),

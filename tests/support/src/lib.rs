@@ -11,8 +11,13 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
+
+/// The bearer token test servers get (as `OPS_AGENT_TOKEN`) and test clients send; servers
+/// without auth ignore it.
+pub const TEST_TOKEN: &str = "test-token-0123456789";
 
 /// A connected MCP client.
 pub type Client = RunningService<RoleClient, ()>;
@@ -32,6 +37,7 @@ pub async fn stdio_client(binary: &str, audit: &Path) -> Client {
             command
                 .args(["serve", "--transport", "stdio", "--audit-path"])
                 .arg(audit)
+                .env("OPS_AGENT_TOKEN", TEST_TOKEN)
                 .stderr(Stdio::null());
         }))
         .expect("server starts");
@@ -58,6 +64,7 @@ impl HttpServer {
             .arg(format!("127.0.0.1:{port}"))
             .arg("--audit-path")
             .arg(audit)
+            .env("OPS_AGENT_TOKEN", TEST_TOKEN)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -87,10 +94,9 @@ impl HttpServer {
 
     /// Initializes a client against the MCP endpoint at `path`.
     pub async fn client(&self, path: &str) -> Client {
-        let transport = StreamableHttpClientTransport::from_uri(format!(
-            "http://127.0.0.1:{}{path}",
-            self.port
-        ));
+        let uri = format!("http://127.0.0.1:{}{path}", self.port);
+        let config = StreamableHttpClientTransportConfig::with_uri(uri).auth_header(TEST_TOKEN);
+        let transport = StreamableHttpClientTransport::from_config(config);
         ().serve(transport)
             .await
             .expect("initialize over streamable HTTP")
