@@ -5,7 +5,7 @@ STATIC_BIN := target/$(STATIC_TARGET)/release/mcp-agent-harness
 BUNDLE_DIR ?= target/bundle
 IMAGE ?= mcp-agent-harness
 
-.PHONY: build test bundle demo audit static
+.PHONY: build test bundle demo audit static conformance
 
 ## build: the server's docker image (multi-stage, static binary on scratch, uid 10001)
 build:
@@ -14,6 +14,10 @@ build:
 ## test: the README test command
 test:
 	./scripts/test.sh
+
+## conformance: the official MCP conformance suite against the streamable HTTP server
+conformance:
+	./scripts/conformance.sh
 
 ## static: a statically linked release binary, as the FROM scratch images need
 static:
