@@ -273,17 +273,18 @@ fn serve<S: GeneratedServer>(
         transport_spec.json_response = true;
     }
     let http = |transport| http_options(transport_spec, transport, bind);
+    let in_flight = server.pipeline().in_flight();
     let served = runtime.block_on(async {
         match kind {
             TransportKind::Stdio => serve_stdio(server.clone()).await.map_err(CliError::from),
             TransportKind::StreamableHttp => {
-                serve_http(server.clone(), http(HttpTransport::StreamableHttp)?)
-                    .await
-                    .map_err(CliError::from)
+                let options = http(HttpTransport::StreamableHttp)?;
+                Ok(serve_http(server.clone(), options, in_flight).await?)
             }
-            TransportKind::Sse => serve_http(server.clone(), http(HttpTransport::Sse)?)
-                .await
-                .map_err(CliError::from),
+            TransportKind::Sse => {
+                let options = http(HttpTransport::Sse)?;
+                Ok(serve_http(server.clone(), options, in_flight).await?)
+            }
         }
     });
     // Records are written whole as they happen; make them durable before exiting.

@@ -51,6 +51,41 @@ impl Counters {
     }
 }
 
+/// Calls currently running, so a shutdown can wait for them (and only them).
+#[derive(Debug, Default)]
+pub struct InFlight {
+    count: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+impl InFlight {
+    fn enter(self: &std::sync::Arc<Self>) -> InFlightGuard {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        InFlightGuard(std::sync::Arc::clone(self))
+    }
+
+    /// Resolves once no call is running.
+    pub async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+struct InFlightGuard(std::sync::Arc<InFlight>);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
 /// A tool's guards and counters.
 #[derive(Debug)]
 struct ToolState {
@@ -66,6 +101,7 @@ pub struct Pipeline {
     tools: Vec<ToolState>,
     audit: OnceLock<AuditLog>,
     started: Instant,
+    in_flight: std::sync::Arc<InFlight>,
 }
 
 /// A call whose tool name the generated dispatcher is about to match.
@@ -154,6 +190,7 @@ impl Pipeline {
             tools,
             audit: OnceLock::new(),
             started: Instant::now(),
+            in_flight: std::sync::Arc::default(),
         }
     }
 
@@ -161,6 +198,11 @@ impl Pipeline {
     /// was already installed.
     pub fn install_audit(&self, audit: AuditLog) -> Result<(), AuditLog> {
         self.audit.set(audit)
+    }
+
+    /// The calls currently running.
+    pub fn in_flight(&self) -> std::sync::Arc<InFlight> {
+        std::sync::Arc::clone(&self.in_flight)
     }
 
     /// The installed audit log.
@@ -198,6 +240,7 @@ impl Pipeline {
         Fut: Future<Output = Result<O, ToolError>>,
     {
         let started = Instant::now();
+        let _running = self.in_flight.enter();
         let tool = &self.tools[index];
         let trace_id = trace_id_for(call.traceparent.as_deref());
         tool.counters.calls.fetch_add(1, Ordering::Relaxed);

@@ -14,7 +14,11 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::pipeline::InFlight;
 use crate::security::{HttpSecurity, enforce};
+
+/// How long replies of calls that just finished get to reach their streams at shutdown.
+const REPLY_FLUSH: Duration = Duration::from_millis(250);
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -124,11 +128,12 @@ pub fn http_router<H: ServerHandler + Clone>(
         .merge(mcp)
 }
 
-/// Serves HTTP until SIGINT or SIGTERM, then stops accepting, gives in-flight calls the
-/// grace period, and returns.
+/// Serves HTTP until SIGINT or SIGTERM. Then it stops accepting connections, waits for the
+/// calls in flight (at most the grace period), closes sessions and streams, and returns.
 pub async fn serve_http<H: ServerHandler + Clone>(
     handler: H,
     options: HttpOptions,
+    in_flight: Arc<InFlight>,
 ) -> Result<(), ServeError> {
     let shutdown = CancellationToken::new();
     let router = http_router(handler, &options, shutdown.clone());
@@ -141,24 +146,34 @@ pub async fn serve_http<H: ServerHandler + Clone>(
     let local = listener.local_addr().map_err(ServeError::Http)?;
     tracing::info!(addr = %local, path = %options.path, health = %options.health_path, transport = ?options.transport, stateful = options.stateful, "serving HTTP");
     let signalled = CancellationToken::new();
-    let server = axum::serve(listener, router).with_graceful_shutdown({
-        let signalled = signalled.clone();
+    let grace = options.shutdown_grace;
+    tokio::spawn({
+        let (signalled, shutdown) = (signalled.clone(), shutdown.clone());
         async move {
             shutdown_signal().await;
-            tracing::info!("shutting down");
+            tracing::info!(?grace, "shutting down: waiting for calls in flight");
             signalled.cancel();
+            if tokio::time::timeout(grace, in_flight.wait_idle())
+                .await
+                .is_err()
+            {
+                tracing::warn!(?grace, "calls still in flight after the grace period");
+            }
+            // A finished call's reply still has to travel from its session to its stream;
+            // give that a moment before ending sessions and event streams.
+            tokio::time::sleep(REPLY_FLUSH).await;
+            shutdown.cancel();
         }
     });
-    let grace = options.shutdown_grace;
+    let server =
+        axum::serve(listener, router).with_graceful_shutdown(signalled.clone().cancelled_owned());
     tokio::select! {
         result = server => result.map_err(ServeError::Http)?,
         () = async {
-            signalled.cancelled().await;
-            tokio::time::sleep(grace).await;
-        } => tracing::warn!(?grace, "in-flight calls did not finish within the grace period"),
+            shutdown.cancelled().await;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        } => tracing::warn!("connections still open after shutdown; closing them"),
     }
-    // Streams (SSE, session streams) end now; axum has stopped accepting.
-    shutdown.cancel();
     Ok(())
 }
 

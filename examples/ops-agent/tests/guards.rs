@@ -384,3 +384,27 @@ async fn concurrent_calls_leave_exactly_one_valid_audit_line_each() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn sigterm_lets_in_flight_calls_finish_and_keeps_their_audit() {
+    let (mut server, client, audit) = start("shutdown").await;
+    // A call that takes the tool's whole 300 ms timeout, in flight when SIGTERM arrives.
+    let slow = tokio::spawn(async move {
+        let result = call(&client, "simulate_fault", json!({"kind": "timeout"})).await;
+        (client, result)
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let exited = tokio::task::spawn_blocking(move || server.terminate(Duration::from_secs(10)))
+        .await
+        .unwrap();
+    let (_client, result) = tokio::time::timeout(Duration::from_secs(20), slow)
+        .await
+        .expect("the in-flight call is answered, not dropped")
+        .unwrap();
+    let result = result.expect("the in-flight call is answered before the server exits");
+    assert_eq!(envelope_code(&result), "ToolTimeoutError");
+    assert!(exited, "the server exits cleanly after SIGTERM");
+    let records = audit_records(&audit);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["outcome"], "timeout");
+}

@@ -103,6 +103,26 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// Sends SIGTERM and waits for the process to exit (at most `within`); returns whether
+    /// it exited successfully in time.
+    pub fn terminate(&mut self, within: Duration) -> bool {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + within;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status.success(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => return false,
+            }
+        }
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
