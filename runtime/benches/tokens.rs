@@ -20,7 +20,7 @@ fn table() -> Value {
                     "customer": format!("customer-{:04}", id * 7 % 1000),
                     "amount": ((id * 37) % 1000) as f64 / 10.0,
                     "region": REGIONS[id % 3],
-                    "status": if id % 10 == 0 { "refunded" } else { "paid" },
+                    "status": if id.is_multiple_of(10) { "refunded" } else { "paid" },
                 })
             })
             .collect(),
