@@ -74,7 +74,7 @@ pub fn load(source: &str, file_name: &str, base_dir: &Path) -> Result<Model, Man
                 .ok();
             match model {
                 Some(mut model) if diagnostics.is_empty() => {
-                    model.manifest_sha256 = sha256_hex(source);
+                    model.manifest_sha256 = crate::model::verifier::sha256_hex(source);
                     Ok(model)
                 }
                 _ => Err(ManifestErrors::new(
@@ -86,12 +86,6 @@ pub fn load(source: &str, file_name: &str, base_dir: &Path) -> Result<Model, Man
             }
         }
     }
-}
-
-fn sha256_hex(text: &str) -> String {
-    use sha2::Digest as _;
-    let digest = sha2::Sha256::digest(text.as_bytes());
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Generates every artifact from manifest text.

@@ -15,6 +15,18 @@ use std::sync::Mutex;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+/// Seed 004's record fields, sorted; `trace_id` and `error_code` are optional additions.
+/// The verifier reads records against this list; the writer's test pins the same set.
+pub const RECORD_FIELDS: [&str; 7] = [
+    "args_sha256",
+    "call_id",
+    "duration_ms",
+    "outcome",
+    "schema_version",
+    "timestamp",
+    "tool",
+];
+
 /// When records reach the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FsyncPolicy {

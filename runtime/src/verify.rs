@@ -264,15 +264,7 @@ fn audit_record(
         _ => infra(format!("audit line {number}: {key} is not a string")),
     };
     let outcome = text("outcome")?;
-    let mut expected = vec![
-        "args_sha256",
-        "call_id",
-        "duration_ms",
-        "outcome",
-        "schema_version",
-        "timestamp",
-        "tool",
-    ];
+    let mut expected = crate::audit::RECORD_FIELDS.to_vec();
     if spec.trace_id {
         expected.push("trace_id");
     }

@@ -41,13 +41,20 @@ impl Default for EmitOptions {
 /// Emits every artifact of `model`.
 pub fn emit_all(model: &Model, options: &EmitOptions) -> Artifacts {
     let mut artifacts = Artifacts::new();
-    let tokens = rust::server_module(model, options);
+    // Rendered once: the files are artifacts, and their paths are what the server embeds.
+    let bundle_files = model
+        .bundle
+        .as_ref()
+        .map(|bundle_model| bundle::files(model, bundle_model, options))
+        .unwrap_or_default();
+    let bundle_paths: Vec<&str> = bundle_files.iter().map(|(path, _)| path.as_str()).collect();
+    let tokens = rust::server_module(model, options, &bundle_paths);
     artifacts.insert(
         SERVER_FILE.to_owned(),
         format_rust(tokens, &options.manifest_name),
     );
-    if let Some(bundle_model) = &model.bundle {
-        bundle::emit(model, bundle_model, options, &mut artifacts);
+    for (path, text) in &bundle_files {
+        artifacts.insert(format!("{}{path}", bundle::PREFIX), text.clone());
     }
     artifacts
 }

@@ -12,9 +12,10 @@ use crate::manifest::{Fsync, TabularAction, TransportKind};
 use crate::model::{Builtin, FieldModel, GuardPolicy, Model, Presence, ToolModel, TypeModel};
 
 /// The whole generated module (not yet formatted).
-pub fn server_module(model: &Model, options: &EmitOptions) -> TokenStream {
+/// `bundle_paths` are the bundle's files (empty without `[task]`), embedded from OUT_DIR.
+pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]) -> TokenStream {
     let tools_dir = options.tools_dir.as_str();
-    let bundle = bundle_spec(model, &options.out_prefix);
+    let bundle = bundle_spec(model, bundle_paths, &options.out_prefix);
     let verifier = verifier_spec(model);
     let server_spec = server_spec(model);
     let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
@@ -239,7 +240,7 @@ fn verifier_spec(model: &Model) -> TokenStream {
 }
 
 /// The Harbor task directory, embedded from OUT_DIR so it always matches the binary.
-fn bundle_spec(model: &Model, out_prefix: &str) -> TokenStream {
+fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str) -> TokenStream {
     let rt = rt();
     let Some(bundle) = &model.bundle else {
         return quote! {
@@ -247,19 +248,17 @@ fn bundle_spec(model: &Model, out_prefix: &str) -> TokenStream {
             pub const BUNDLE: #rt::BundleSpec = #rt::BundleSpec { files: &[], binary_paths: &[] };
         };
     };
-    let files = crate::emit::bundle::file_paths(model, bundle)
-        .into_iter()
-        .map(|path| {
-            let include = format!("/{out_prefix}{}{path}", crate::emit::bundle::PREFIX);
-            let executable = path.ends_with(".sh");
-            quote! {
-                #rt::BundleFile {
-                    path: #path,
-                    contents: include_str!(concat!(env!("OUT_DIR"), #include)),
-                    executable: #executable,
-                }
+    let files = bundle_paths.iter().map(|path| {
+        let include = format!("/{out_prefix}{}{path}", crate::emit::bundle::PREFIX);
+        let executable = path.ends_with(".sh");
+        quote! {
+            #rt::BundleFile {
+                path: #path,
+                contents: include_str!(concat!(env!("OUT_DIR"), #include)),
+                executable: #executable,
             }
-        });
+        }
+    });
     let binary_paths = crate::emit::bundle::binary_paths(bundle);
     quote! {
         /// The Harbor task directory (`bundle --out DIR` writes it, with this binary at

@@ -6,7 +6,7 @@ mod ledger;
 mod task_toml;
 mod templated;
 
-use crate::emit::{Artifacts, EmitOptions};
+use crate::emit::EmitOptions;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
 
@@ -37,14 +37,6 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
     files
 }
 
-/// The paths of the bundle's files, as [`files`] emits them.
-pub fn file_paths(model: &Model, bundle: &BundleModel) -> Vec<String> {
-    files(model, bundle, &EmitOptions::default())
-        .into_iter()
-        .map(|(path, _)| path)
-        .collect()
-}
-
 /// Where the server binary goes: the sidecar's build context (unless it runs a pinned
 /// image) and the verifier's.
 pub fn binary_paths(bundle: &BundleModel) -> Vec<String> {
@@ -56,11 +48,4 @@ pub fn binary_paths(bundle: &BundleModel) -> Vec<String> {
     }
     paths.push(format!("tests/{binary}"));
     paths
-}
-
-/// Adds every bundle file of `model` to `artifacts`.
-pub fn emit(model: &Model, bundle: &BundleModel, options: &EmitOptions, artifacts: &mut Artifacts) {
-    for (path, text) in files(model, bundle, options) {
-        artifacts.insert(format!("{PREFIX}{path}"), text);
-    }
 }
