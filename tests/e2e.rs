@@ -234,3 +234,78 @@ fn serve_refuses_to_start_without_its_audit_log() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot create the audit log"), "{stderr}");
 }
+
+/// The default log is about the server, not about every call: a successful call leaves
+/// nothing on stderr (the audit records it), a failed one leaves one line with its trace
+/// id, and rmcp's per-session lifecycle lines (three per stateless HTTP call, one carrying
+/// the whole client info) are not shown.
+#[test]
+fn default_log_shows_failed_calls_only_and_no_rmcp_chatter() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let audit = scratch_dir("e2e-log").join("audit.jsonl");
+    let mut child = Command::new(SERVER)
+        .args(["serve", "--transport", "stdio", "--audit-path"])
+        .arg(&audit)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("server starts");
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "log-test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "get_incident_snapshot", "arguments": {"incident_id": 42}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "get_incident_snapshot", "arguments": {"incident_id": "42"}}}),
+    ];
+    let mut stdin = child.stdin.take().expect("piped");
+    for request in &requests {
+        writeln!(stdin, "{request}").expect("the server reads stdin");
+    }
+    // Both replies must be out before stdin closes, or the calls may be cut short.
+    let mut replies = Vec::new();
+    {
+        use std::io::{BufRead, BufReader};
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let mut line = String::new();
+        while replies.len() < 3 && stdout.read_line(&mut line).expect("stdout") > 0 {
+            replies.push(serde_json::from_str::<Value>(&line).expect("a JSON-RPC line"));
+            line.clear();
+        }
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("the server exits");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(audit_records(&audit).len(), 2, "both calls are audited");
+    let failed = replies
+        .iter()
+        .find(|reply| reply["id"] == 2)
+        .expect("reply 2");
+    let failed_trace = failed["result"]["structuredContent"]["trace_id"]
+        .as_str()
+        .expect("the envelope's trace id");
+    let call_lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("tools/call"))
+        .collect();
+    assert_eq!(
+        call_lines.len(),
+        1,
+        "one line, for the failed call:\n{stderr}"
+    );
+    assert!(
+        call_lines[0].contains("outcome=invalid_arguments"),
+        "{stderr}"
+    );
+    assert!(call_lines[0].contains(failed_trace), "{stderr}");
+    assert!(
+        !stderr.contains("rmcp::"),
+        "rmcp lifecycle lines shown:\n{stderr}"
+    );
+}

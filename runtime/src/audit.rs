@@ -6,12 +6,12 @@
 //! empty file rather than none. Each record is one `write` of a whole line under a lock, so
 //! concurrent calls never interleave.
 
-use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -99,6 +99,23 @@ pub struct AuditLog {
     file: Mutex<File>,
 }
 
+/// One record as written: fields in sorted key order, as the seed's
+/// `json.dumps(record, sort_keys=True)` writes them; optional fields only when configured.
+#[derive(Serialize)]
+struct AuditLine<'a> {
+    args_sha256: &'a str,
+    call_id: &'a str,
+    duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'a str>,
+    outcome: &'a str,
+    schema_version: u32,
+    timestamp: &'a str,
+    tool: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_id: Option<&'a str>,
+}
+
 impl AuditLog {
     /// Creates (or opens for appending) the log at `path`, with its directory.
     pub fn open(path: &Path, spec: AuditSpec) -> Result<Self, AuditError> {
@@ -131,21 +148,19 @@ impl AuditLog {
 
     /// The JSON line for `record` (without the newline).
     pub fn line(&self, record: &AuditRecord<'_>) -> String {
-        let mut fields: BTreeMap<&str, Value> = BTreeMap::new();
-        fields.insert("schema_version", self.spec.schema_version.into());
-        fields.insert("timestamp", rfc3339_now().into());
-        fields.insert("call_id", uuid::Uuid::new_v4().to_string().into());
-        fields.insert("tool", record.tool.into());
-        fields.insert("args_sha256", record.args_sha256.clone().into());
-        fields.insert("outcome", record.outcome.into());
-        fields.insert("duration_ms", record.duration_ms.into());
-        if self.spec.trace_id {
-            fields.insert("trace_id", record.trace_id.into());
-        }
-        if let (true, Some(code)) = (self.spec.error_code, record.error_code) {
-            fields.insert("error_code", code.into());
-        }
-        serde_json::to_string(&fields).expect("audit fields are plain JSON")
+        let mut call_id = uuid::Uuid::encode_buffer();
+        let line = AuditLine {
+            args_sha256: &record.args_sha256,
+            call_id: uuid::Uuid::new_v4().hyphenated().encode_lower(&mut call_id),
+            duration_ms: record.duration_ms,
+            error_code: record.error_code.filter(|_| self.spec.error_code),
+            outcome: record.outcome,
+            schema_version: self.spec.schema_version,
+            timestamp: &rfc3339_now(),
+            tool: record.tool,
+            trace_id: Some(record.trace_id).filter(|_| self.spec.trace_id),
+        };
+        serde_json::to_string(&line).expect("audit fields are plain JSON")
     }
 
     /// Appends one record as one write.
@@ -196,29 +211,53 @@ pub fn rfc3339_now() -> String {
 /// Kept identical to `canonical_json` in codegen/src/model/verifier.rs (codegen must not depend on the runtime);
 /// tests/verifier.rs checks that both sides agree on real values.
 pub fn canonical_json(value: &Value) -> String {
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(object) => {
-                let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(
-                    entries
-                        .into_iter()
-                        .map(|(k, v)| (k.clone(), sorted(v)))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    serde_json::to_string(&sorted(value)).expect("JSON values serialize")
+    serde_json::to_string(&SortedKeys(value)).expect("JSON values serialize")
 }
 
-/// Hex sha256 of the canonical JSON of `value`.
+/// Serializes a JSON value with every object's keys in sorted order, without copying it.
+struct SortedKeys<'a>(&'a Value);
+
+impl Serialize for SortedKeys<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Object(object) => {
+                let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    map.serialize_entry(key, &SortedKeys(value))?;
+                }
+                map.end()
+            }
+            Value::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&SortedKeys(item))?;
+                }
+                seq.end()
+            }
+            scalar => scalar.serialize(serializer),
+        }
+    }
+}
+
+/// Hex sha256 of the canonical JSON of `value`, streamed into the hash.
 pub fn args_sha256(value: &Value) -> String {
-    let digest = Sha256::digest(canonical_json(value).as_bytes());
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+    /// Feeds what serde_json writes straight into the hash (sha2 has no `io::Write`).
+    struct Hashing(Sha256);
+    impl Write for Hashing {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.update(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut hashing = Hashing(Sha256::new());
+    serde_json::to_writer(&mut hashing, &SortedKeys(value)).expect("JSON values serialize");
+    hex::encode(hashing.0.finalize())
 }
 
 #[cfg(test)]
@@ -230,16 +269,9 @@ mod tests {
     #[test]
     fn digest_matches_seed_004() {
         // hashlib.sha256(b'{"incident_id":42,"view":"summary"}').hexdigest()
-        let expected = {
-            let digest = Sha256::digest(br#"{"incident_id":42,"view":"summary"}"#);
-            digest
-                .iter()
-                .map(|byte| format!("{byte:02x}"))
-                .collect::<String>()
-        };
         assert_eq!(
             args_sha256(&json!({"view": "summary", "incident_id": 42})),
-            expected
+            "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9"
         );
         assert_eq!(
             canonical_json(&json!({"b": [1, {"d": 1, "c": 2}], "a": "x"})),

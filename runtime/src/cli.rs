@@ -342,9 +342,14 @@ fn http_options(
     })
 }
 
+/// The log filter when RUST_LOG is unset: rmcp logs every stateless request's session start
+/// and end at info level (three lines per call, one with the whole client info), which
+/// buries the server's own lines and costs more CPU than the call.
+const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn";
+
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     // Ignore a second initialisation (tests may call `run` twice in one process).
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

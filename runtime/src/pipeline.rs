@@ -235,7 +235,7 @@ impl Pipeline {
     ) -> Result<CallToolResult, ErrorData>
     where
         A: FromArguments + Serialize,
-        O: Serialize,
+        O: Serialize + 'static,
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<O, ToolError>>,
     {
@@ -259,7 +259,7 @@ impl Pipeline {
     ) -> Outcome
     where
         A: FromArguments + Serialize,
-        O: Serialize,
+        O: Serialize + 'static,
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<O, ToolError>>,
     {
@@ -356,7 +356,7 @@ impl Pipeline {
                 let outcome = error.outcome().to_owned();
                 Outcome::envelope(error.code(), error.message(), trace_id, outcome, args_json)
             }
-            Some(Ok(Ok(output))) => match serde_json::to_value(output) {
+            Some(Ok(Ok(output))) => match output_json(output) {
                 Ok(value) => self.guard_output(guards, value, trace_id, args_json),
                 Err(error) => {
                     tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
@@ -426,14 +426,27 @@ impl Pipeline {
             tool.counters.errors.fetch_add(1, Ordering::Relaxed);
         }
         let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        tracing::info!(
-            trace_id,
-            tool = name,
-            outcome = %outcome.outcome,
-            error_code = outcome.error_code.as_deref(),
-            duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
-            "tools/call"
-        );
+        let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
+        // The audit records every call; the log shows failures by default and successes at
+        // debug level, since formatting a line per call costs more than every guard together.
+        if outcome.outcome == "ok" {
+            tracing::debug!(
+                trace_id,
+                tool = name,
+                outcome = "ok",
+                duration_us,
+                "tools/call"
+            );
+        } else {
+            tracing::info!(
+                trace_id,
+                tool = name,
+                outcome = %outcome.outcome,
+                error_code = outcome.error_code.as_deref(),
+                duration_us,
+                "tools/call"
+            );
+        }
         if let Some(audit) = self.audit.get() {
             let record = AuditRecord {
                 tool: name,
@@ -486,6 +499,17 @@ fn success(value: Value, max_chars: Option<u64>) -> (CallToolResult, Option<char
     }
 }
 
+/// The output as JSON. A body that already returns a `serde_json::Value` hands it over
+/// as is: `serde_json::to_value` would rebuild it node by node, which for a 1,000-row table
+/// cost more than every guard together.
+fn output_json<O: Serialize + 'static>(output: O) -> Result<Value, serde_json::Error> {
+    let mut slot = Some(output);
+    if let Some(value) = (&mut slot as &mut dyn Any).downcast_mut::<Option<Value>>() {
+        return Ok(value.take().expect("the slot was just filled"));
+    }
+    serde_json::to_value(slot.take().expect("the slot was just filled"))
+}
+
 fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
     payload
         .downcast_ref::<&str>()
@@ -498,4 +522,33 @@ fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
 pub fn unknown_tool(name: &str) -> ErrorData {
     let shown: String = name.chars().take(NAME_QUOTE_LIMIT).collect();
     ErrorData::invalid_params(format!("unknown tool: {shown:?}"), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Row {
+        id: u32,
+        region: &'static str,
+    }
+
+    #[test]
+    fn output_json_takes_a_value_as_is_and_serializes_anything_else() {
+        let table = json!([{"id": 1, "region": "eu"}, {"id": 2, "region": "us"}]);
+        assert_eq!(output_json(table.clone()).unwrap(), table);
+        let rows = vec![
+            Row {
+                id: 1,
+                region: "eu",
+            },
+            Row {
+                id: 2,
+                region: "us",
+            },
+        ];
+        assert_eq!(output_json(rows).unwrap(), table);
+        assert_eq!(output_json("text").unwrap(), json!("text"));
+    }
 }

@@ -105,10 +105,7 @@ pub fn canonical_json(value: &Value) -> String {
 
 /// Hex sha256 of `text`.
 pub fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// Validates `given` against `fields` as the server would, applying defaults; the value is

@@ -1,0 +1,154 @@
+//! The harness's own cost per call, in the benchmark server's generated code (every guard on):
+//!
+//! - `pipeline`: one `tools/call` through the whole guard pipeline (trace id, rate limit,
+//!   validation, timeout and panic capture around the body, tabular guard, line cap, tag and
+//!   control stripping, char cap, envelope), without and with the audit record written to a
+//!   file. The body hands back a prebuilt payload, built outside the timed region;
+//! - `validator`: the generated validator alone, on valid and invalid arguments.
+//!
+//! `cargo bench -p harness-bench --bench guards`; `cargo test -p harness-bench --benches` runs
+//! each once as a smoke test.
+
+use std::sync::LazyLock;
+
+use divan::Bencher;
+use harness_bench::generated::{EchoArgs, ListOrdersArgs, SERVER, SearchLogsArgs, TOOLS};
+use harness_bench::payloads;
+use harness_runtime::ToolError;
+use harness_runtime::audit::AuditLog;
+use harness_runtime::pipeline::{Call, Pipeline};
+use harness_runtime::validate::{FromArguments, JsonObject};
+use serde_json::{Value, json};
+use tokio::runtime::Runtime;
+use tokio_util::sync::CancellationToken;
+
+fn main() {
+    divan::main();
+}
+
+/// What a tool body returns in the pipeline benchmarks.
+#[derive(Debug, Clone, Copy)]
+enum Payload {
+    /// A three-field object.
+    SmallJson,
+    /// 64 KiB of log text with ANSI codes and injected tag blocks.
+    Log64KiB,
+    /// A 1,000-row table, refused by the tabular blockade.
+    Table1000RowsBlocked,
+    /// The same table, summarized instead.
+    Table1000RowsSummarized,
+}
+
+const PAYLOADS: [Payload; 4] = [
+    Payload::SmallJson,
+    Payload::Log64KiB,
+    Payload::Table1000RowsBlocked,
+    Payload::Table1000RowsSummarized,
+];
+
+impl Payload {
+    fn value(self) -> Value {
+        match self {
+            Self::SmallJson => payloads::small_result(),
+            Self::Log64KiB => Value::String(payloads::hostile_log()),
+            Self::Table1000RowsBlocked | Self::Table1000RowsSummarized => payloads::order_table(),
+        }
+    }
+}
+
+static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("the benchmark runtime starts")
+});
+
+static PLAIN: LazyLock<Pipeline> = LazyLock::new(|| Pipeline::new(&SERVER, TOOLS));
+
+static AUDITED: LazyLock<Pipeline> = LazyLock::new(|| {
+    let pipeline = Pipeline::new(&SERVER, TOOLS);
+    let path = std::env::temp_dir().join(format!("harness-bench-{}.jsonl", std::process::id()));
+    let log = AuditLog::open(&path, SERVER.audit).expect("the audit file opens");
+    assert!(pipeline.install_audit(log).is_ok(), "installed once");
+    pipeline
+});
+
+fn tool_index(name: &str) -> usize {
+    TOOLS
+        .iter()
+        .position(|tool| tool.name == name)
+        .expect("the benchmark manifest has the tool")
+}
+
+fn arguments(value: Value) -> Option<JsonObject> {
+    match value {
+        Value::Object(object) => Some(object),
+        _ => unreachable!("arguments are objects"),
+    }
+}
+
+fn run_pipeline(bencher: Bencher, pipeline: &'static Pipeline, payload: Payload) {
+    let value = payload.value();
+    let echo = tool_index("echo");
+    let list_orders = tool_index("list_orders");
+    bencher
+        .with_inputs(|| (value.clone(), arguments(json!({"message": "hello"}))))
+        .bench_local_values(|(output, args)| {
+            let call = Call::new(args, None, CancellationToken::new());
+            let result = RUNTIME.block_on(async {
+                match payload {
+                    Payload::Table1000RowsSummarized => {
+                        let body = |_: ListOrdersArgs, _| async { Ok::<_, ToolError>(output) };
+                        pipeline.run(list_orders, call, body).await
+                    }
+                    _ => {
+                        let body = |_: EchoArgs, _| async { Ok::<_, ToolError>(output) };
+                        pipeline.run(echo, call, body).await
+                    }
+                }
+            });
+            assert!(result.is_ok());
+            result
+        });
+}
+
+/// The whole pipeline, audit off.
+#[divan::bench(args = PAYLOADS)]
+fn pipeline(bencher: Bencher, payload: Payload) {
+    run_pipeline(bencher, &PLAIN, payload);
+}
+
+/// The whole pipeline with the audit record (hash of the arguments, JSON line, write).
+#[divan::bench(args = PAYLOADS)]
+fn pipeline_audited(bencher: Bencher, payload: Payload) {
+    run_pipeline(bencher, &AUDITED, payload);
+}
+
+mod validator {
+    use super::*;
+
+    /// `echo`'s one bounded string.
+    #[divan::bench]
+    fn echo(bencher: Bencher) {
+        let args = arguments(json!({"message": "hello"}));
+        bencher.bench(|| EchoArgs::from_call(divan::black_box(args.as_ref())).is_ok());
+    }
+
+    /// A patterned string, an enum, an integer range, an array of bounded strings, an
+    /// optional integer.
+    #[divan::bench]
+    fn search_logs_valid(bencher: Bencher) {
+        let args = arguments(payloads::search_arguments());
+        bencher.bench(|| SearchLogsArgs::from_call(divan::black_box(args.as_ref())).is_ok());
+    }
+
+    /// Four errors, every one collected and described.
+    #[divan::bench]
+    fn search_logs_four_errors(bencher: Bencher) {
+        let args = arguments(payloads::bad_search_arguments());
+        bencher.bench(|| {
+            let errors = SearchLogsArgs::from_call(divan::black_box(args.as_ref())).unwrap_err();
+            errors.to_string()
+        });
+    }
+}

@@ -1,0 +1,115 @@
+"""Summarizes scripts/bench-e2e.sh's results.jsonl as Markdown: per mode and server the
+medians over rounds, then the ratios between servers, each taken within a round (the
+servers of one round ran minutes apart, not hours) and summarized by its median, and the
+targets they are held to.
+
+python3 bench/load/report.py RESULTS.jsonl SECONDS_PER_RUN PROFILE
+"""
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+MODES = {
+    "stateless-c16": "streamable HTTP, stateless JSON, 16 connections",
+    "stateless-c1": "streamable HTTP, stateless JSON, 1 connection",
+    "stateful-c16": "streamable HTTP, stateful (one session, SSE replies), 16 connections",
+    "stdio": "stdio, raw JSON-RPC pipe, one call at a time",
+}
+SERVERS = ["harness", "bare", "fastmcp"]
+
+
+def median(values):
+    values = [value for value in values if value is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, digits=0, unit=""):
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def main():
+    path, seconds, profile = sys.argv[1], sys.argv[2], sys.argv[3]
+    runs = defaultdict(list)  # (mode, server) -> [result]
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            try:
+                result = json.loads(line)
+            except json.JSONDecodeError as error:
+                sys.exit(f"{path}:{number}: not a JSON line ({error})")
+            runs[(result["mode"], result["server"])].append(result)
+    rounds = max((r["round"] for rs in runs.values() for r in rs), default=0)
+
+    print(f"# End-to-end benchmark: {rounds} interleaved round(s) of {seconds} s runs "
+          f"({profile} build)\n")
+    print("Medians over rounds. Server on one core, load generator on another. "
+          "CPU is the server's user + system time per call.\n")
+    verdicts = []
+    for mode, title in MODES.items():
+        present = [s for s in SERVERS if (mode, s) in runs]
+        if not present:
+            continue
+        print(f"## {title}\n")
+        print("| server | calls/s | p50 | p99 | CPU per call | RSS idle | RSS peak |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for server in present:
+            rs = runs[(mode, server)]
+            print("| {} | {} | {} | {} | {} | {} | {} |".format(
+                server,
+                fmt(median(r["requests_per_second"] for r in rs)),
+                fmt(median(r["p50_us"] for r in rs), 0, " µs"),
+                fmt(median(r["p99_us"] for r in rs), 0, " µs"),
+                fmt(median(r.get("cpu_us_per_call") for r in rs), 0, " µs"),
+                fmt(median(r.get("rss_idle_kib") for r in rs) / 1024, 1, " MiB"),
+                fmt(median(r.get("rss_peak_kib") for r in rs) / 1024, 1, " MiB"),
+            ))
+        print()
+
+        def per_round(server):
+            return {r["round"]: r for r in runs.get((mode, server), [])}
+
+        harness, bare, fastmcp = per_round("harness"), per_round("bare"), per_round("fastmcp")
+        lines = []
+        if harness and bare:
+            common = sorted(set(harness) & set(bare))
+            share = median(harness[n]["requests_per_second"] / bare[n]["requests_per_second"]
+                           for n in common)
+            added = median(harness[n]["p50_us"] - bare[n]["p50_us"] for n in common)
+            cpu = median(harness[n]["cpu_us_per_call"] - bare[n]["cpu_us_per_call"]
+                         for n in common
+                         if harness[n].get("cpu_us_per_call") is not None
+                         and bare[n].get("cpu_us_per_call") is not None)
+            lines.append(f"harness / bare rmcp throughput: {share:.1%} "
+                         f"(guards cost {1 - share:.1%}); p50 added: {added:+.0f} µs; "
+                         f"CPU added per call: {fmt(cpu, 1, ' µs')}")
+            verdicts.append((mode, "guards cost < 5% of bare throughput", 1 - share < 0.05,
+                             f"{1 - share:.1%}"))
+            verdicts.append((mode, "p50 added < 10 µs", added < 10, f"{added:+.0f} µs"))
+        if harness and fastmcp:
+            common = sorted(set(harness) & set(fastmcp))
+            times = median(harness[n]["requests_per_second"] / fastmcp[n]["requests_per_second"]
+                           for n in common)
+            lines.append(f"harness / FastMCP throughput: {times:.1f}x")
+            verdicts.append((mode, "harness >= 25x FastMCP", times >= 25, f"{times:.1f}x"))
+        if bare and fastmcp:
+            common = sorted(set(bare) & set(fastmcp))
+            times = median(bare[n]["requests_per_second"] / fastmcp[n]["requests_per_second"]
+                           for n in common)
+            lines.append(f"bare rmcp / FastMCP throughput: {times:.1f}x")
+        for line in lines:
+            print(f"- {line}")
+        print()
+
+    if verdicts:
+        print("## Targets\n")
+        print("| mode | target | measured | met |")
+        print("|---|---|---:|---|")
+        for mode, target, met, measured in verdicts:
+            print(f"| {mode} | {target} | {measured} | {'yes' if met else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+//! The baseline: the same `echo` tool on plain rmcp, with no guards, no validator beyond
+//! reading the one string, no audit, and no Host/Origin/auth layer. The figures of the
+//! generated server are compared against this one.
+//!
+//! `bench-bare stdio` or `bench-bare http --bind ADDR [--stateless]` (the MCP endpoint is
+//! `/mcp`; stateless answers with plain JSON, as the generated server's `--stateless` does).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::serve::ListenerExt;
+use clap::{Parser, Subcommand};
+use rmcp::ServerHandler;
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(about = "A bare rmcp server with one `echo` tool (the benchmark baseline)")]
+struct Cli {
+    #[command(subcommand)]
+    transport: Transport,
+}
+
+#[derive(Subcommand)]
+enum Transport {
+    /// One session over stdin/stdout.
+    Stdio,
+    /// Streamable HTTP at /mcp.
+    Http {
+        /// Where to listen.
+        #[arg(long, default_value = "127.0.0.1:8791")]
+        bind: SocketAddr,
+        /// No sessions; replies are plain JSON.
+        #[arg(long)]
+        stateless: bool,
+    },
+}
+
+/// The `echo` tool and nothing else.
+#[derive(Clone)]
+struct Echo {
+    tool: Tool,
+}
+
+impl Echo {
+    fn new() -> Self {
+        let schema = json!({
+            "type": "object",
+            "properties": {"message": {"type": "string", "maxLength": 65536}},
+            "required": ["message"],
+            "additionalProperties": false
+        });
+        let Value::Object(schema) = schema else {
+            unreachable!("the schema literal is an object")
+        };
+        let tool = Tool::new(
+            "echo",
+            "Return the message, as structured content.",
+            Arc::new(schema),
+        );
+        Self { tool }
+    }
+}
+
+impl ServerHandler for Echo {
+    fn get_info(&self) -> InitializeResult {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new("bench-bare", "0.1.0");
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![self.tool.clone()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if request.name != "echo" {
+            return Err(ErrorData::invalid_params("unknown tool", None));
+        }
+        let message = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments: &JsonObject| arguments.get("message"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| ErrorData::invalid_params("message must be a string", None))?;
+        Ok(CallToolResult::structured(json!({ "message": message })).into())
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    match Cli::parse().transport {
+        Transport::Stdio => {
+            Echo::new()
+                .serve(rmcp::transport::stdio())
+                .await?
+                .waiting()
+                .await?;
+        }
+        Transport::Http { bind, stateless } => {
+            let config = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(!stateless)
+                .with_json_response(stateless)
+                .disable_allowed_hosts();
+            let echo = Echo::new();
+            let service = StreamableHttpService::new(
+                move || Ok(echo.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+            let router = axum::Router::new().nest_service("/mcp", service);
+            // As the generated server does: without TCP_NODELAY, a reply written in several
+            // pieces (SSE) waits out the client's delayed ACK, about 40 ms.
+            let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|stream| {
+                let _ = stream.set_nodelay(true);
+            });
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# End-to-end load benchmark: tools/call throughput, p50/p99 latency, server CPU per call and
+# RSS (idle, peak under load) for three servers with the same `echo` tool:
+#   harness  the generated server (bench/harness.toml): every guard on, audit to a file;
+#   bare     the same tool on plain rmcp, no guards (bench/src/bin/bench-bare.rs);
+#   fastmcp  FastMCP 4.2.3 under uvicorn (uvloop + httptools, one worker).
+# Modes: streamable HTTP stateless with JSON replies at 16 and 1 connections, stateful (one
+# session, SSE replies) at 16 connections, all loaded by wrk; stdio through a raw JSON-RPC
+# pipe client (bench-stdio), one call at a time.
+#
+# The server runs on one core and the load generator on another (taskset); runs are
+# interleaved (each round visits every mode and server, rotating the order) and the report
+# gives medians over rounds and ratios between servers measured in the same round.
+#
+#   ./scripts/bench-e2e.sh                      # 3 rounds of 10 s runs (about 10 minutes)
+#   BENCH_ROUNDS=5 BENCH_SECONDS=20 ./scripts/bench-e2e.sh
+#   BENCH_MODES="stateless-c16 stdio" BENCH_SERVERS="harness bare" ./scripts/bench-e2e.sh
+#   BENCH_PROFILE=debug BENCH_SECONDS=1 BENCH_ROUNDS=1 ./scripts/bench-e2e.sh   # smoke test
+#
+# Installs what it needs: wrk (apt-get, as root or with sudo) and a Python >= 3.10 venv with
+# FastMCP (target/bench-venv). Results: target/bench-e2e/results.jsonl and report.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=${BENCH_ROUNDS:-3}
+seconds=${BENCH_SECONDS:-10}
+warmup=${BENCH_WARMUP_SECONDS:-2}
+modes=${BENCH_MODES:-stateless-c16 stateless-c1 stateful-c16 stdio}
+servers=${BENCH_SERVERS:-harness bare fastmcp}
+profile=${BENCH_PROFILE:-release}
+server_cpu=${BENCH_SERVER_CPU:-0}
+load_cpu=${BENCH_LOAD_CPU:-1}
+port=${BENCH_PORT:-8790}
+out=target/bench-e2e
+url="http://127.0.0.1:$port/mcp"
+
+die() {
+    echo "bench-e2e: $*" >&2
+    exit 1
+}
+
+# ---- set-up -------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "== installing wrk"
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null \
+            || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+    fi
+    command -v wrk >/dev/null 2>&1 || die "wrk is missing and could not be installed (apt-get install wrk)"
+fi
+for tool in taskset curl; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"
+done
+if [ "$(nproc)" -lt 2 ]; then
+    die "needs two CPUs: one for the server, one for the load generator"
+fi
+
+venv=target/bench-venv
+case " $servers " in *" fastmcp "*)
+    if ! "$venv/bin/python" -c 'import fastmcp, uvicorn, uvloop, httptools' 2>/dev/null; then
+        echo "== installing FastMCP into $venv"
+        python=""
+        for candidate in python3.12 python3.13 python3.11 /root/.pyenv/versions/3.1[123]*/bin/python3 python3; do
+            if command -v "$candidate" >/dev/null 2>&1 \
+                && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+                python="$candidate"
+                break
+            fi
+        done
+        [ -n "$python" ] || die "FastMCP needs Python >= 3.10 and none was found"
+        "$python" -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check \
+            fastmcp==4.2.3 uvicorn==0.54.0 uvloop==0.23.0 httptools==0.9.0
+    fi
+    ;;
+esac
+
+echo "== building the benchmark servers ($profile)"
+if [ "$profile" = release ]; then
+    cargo build --release --locked --quiet -p harness-bench --bins
+else
+    cargo build --locked --quiet -p harness-bench --bins
+fi
+bin="target/$profile"
+
+mkdir -p "$out"
+results="$out/results.jsonl"
+: >"$results"
+audit="$out/audit.jsonl"
+
+# ---- one run ------------------------------------------------------------------------------
+server_pid=""
+
+stop_server() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+    fi
+}
+trap stop_server EXIT
+
+# start_server NAME STATEFUL(0|1): starts an HTTP server pinned to the server CPU.
+start_server() {
+    local name=$1 stateful=$2
+    if curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/"; then
+        die "port $port is already in use (a server left over?); set BENCH_PORT"
+    fi
+    local stateless_flag=()
+    [ "$stateful" = 1 ] || stateless_flag=(--stateless)
+    case $name in
+    harness)
+        rm -f "$audit"
+        taskset -c "$server_cpu" "$bin/bench-harness" serve --transport streamable-http \
+            --bind "127.0.0.1:$port" --audit-path "$audit" "${stateless_flag[@]}" \
+            >"$out/server.log" 2>&1 &
+        ;;
+    bare)
+        taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" \
+            "${stateless_flag[@]}" >"$out/server.log" 2>&1 &
+        ;;
+    fastmcp)
+        local app=stateless_app
+        [ "$stateful" = 1 ] && app=stateful_app
+        taskset -c "$server_cpu" "$venv/bin/uvicorn" --app-dir bench/load "fastmcp_echo:$app" \
+            --host 127.0.0.1 --port "$port" --workers 1 --no-access-log --log-level warning \
+            >"$out/server.log" 2>&1 &
+        ;;
+    esac
+    server_pid=$!
+}
+
+mcp_post() { # mcp_post BODY [SESSION] -> response body on stdout, headers in $out/headers
+    local session_header=()
+    [ -z "${2:-}" ] || session_header=(-H "Mcp-Session-Id: $2")
+    curl -sS --max-time 5 -D "$out/headers" -X POST "$url" \
+        -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' \
+        -H 'MCP-Protocol-Version: 2025-11-25' "${session_header[@]}" -d "$1"
+}
+
+call_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}'
+
+# open_session STATEFUL -> session id on stdout (empty when stateless), after the server
+# answers; fails when it never does or answers wrongly.
+open_session() {
+    local stateful=$1 session="" reply=""
+    for _ in $(seq 1 150); do
+        if [ "$stateful" = 1 ]; then
+            if mcp_post '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-e2e","version":"0"}}}' \
+                >/dev/null 2>&1; then
+                session=$(tr -d '\r' <"$out/headers" | awk 'tolower($1) == "mcp-session-id:" {print $2}')
+                [ -n "$session" ] || die "the stateful server sent no Mcp-Session-Id"
+                mcp_post '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$session" >/dev/null
+                break
+            fi
+        elif reply=$(mcp_post "$call_body" 2>/dev/null); then
+            break
+        fi
+        kill -0 "$server_pid" 2>/dev/null || die "the server exited: $(tail -5 "$out/server.log")"
+        sleep 0.2
+    done
+    reply=$(mcp_post "$call_body" "$session") || die "the server does not answer at $url"
+    case $reply in
+    *'"isError":true'*) die "echo failed: $reply" ;;
+    *'"message":"hello"'*) ;;
+    *) die "unexpected reply to tools/call: $reply" ;;
+    esac
+    echo "$session"
+}
+
+# The server's RSS/HWM (KiB) and its CPU time in clock ticks, from /proc.
+memory_kib() { awk -v field="$1:" '$1 == field {print $2}' "/proc/$server_pid/status"; }
+cpu_ticks() { sed 's/.*) //' "/proc/$server_pid/stat" | awk '{print $12 + $13}'; }
+
+run_http() {
+    local name=$1 mode=$2 round=$3 stateful=0 connections
+    case $mode in
+    stateless-c16) connections=16 ;;
+    stateless-c1) connections=1 ;;
+    stateful-c16) connections=16 stateful=1 ;;
+    esac
+    start_server "$name" "$stateful"
+    local session rss_idle ticks_before ticks_after rss_peak report
+    session=$(open_session "$stateful")
+    rss_idle=$(memory_kib VmRSS)
+    if [ "$warmup" != 0 ]; then
+        MCP_SESSION_ID=$session taskset -c "$load_cpu" wrk -t1 -c"$connections" -d"${warmup}s" \
+            -s bench/load/tools_call.lua "$url" >/dev/null
+    fi
+    ticks_before=$(cpu_ticks)
+    report=$(MCP_SESSION_ID=$session taskset -c "$load_cpu" wrk -t1 -c"$connections" \
+        -d"${seconds}s" --latency -s bench/load/tools_call.lua "$url" | sed -n 's/^WRK_JSON //p')
+    ticks_after=$(cpu_ticks)
+    rss_peak=$(memory_kib VmHWM)
+    stop_server
+    [ -n "$report" ] || die "wrk printed no result for $name $mode"
+    python3 - "$report" "$name" "$mode" "$round" "$rss_idle" "$rss_peak" \
+        "$((ticks_after - ticks_before))" "$(getconf CLK_TCK)" >>"$results" <<'EOF'
+import json, sys
+report = json.loads(sys.argv[1])
+name, mode, round_, rss_idle, rss_peak, ticks, hz = sys.argv[2:]
+if report["errors"]:
+    sys.exit(f"bench-e2e: {report['errors']} failed requests for {name} {mode}")
+report.update(server=name, mode=mode, round=int(round_), rss_idle_kib=int(rss_idle),
+              rss_peak_kib=int(rss_peak),
+              cpu_us_per_call=round(int(ticks) / int(hz) * 1e6 / max(report["requests"], 1), 1))
+print(json.dumps(report))
+EOF
+}
+
+run_stdio() {
+    local name=$1 round=$2 command report
+    case $name in
+    harness) command=("$bin/bench-harness" serve --transport stdio --audit-path "$audit") ;;
+    bare) command=("$bin/bench-bare" stdio) ;;
+    fastmcp) command=("$venv/bin/python" bench/load/fastmcp_echo.py) ;;
+    esac
+    report=$(taskset -c "$load_cpu" "$bin/bench-stdio" --seconds "$seconds" \
+        -- taskset -c "$server_cpu" "${command[@]}")
+    python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r.update(server=sys.argv[2], mode="stdio", round=int(sys.argv[3]), requests_per_second=r.pop("calls_per_second")); print(json.dumps(r))' \
+        "$report" "$name" "$round" >>"$results"
+}
+
+# ---- the interleaved rounds ---------------------------------------------------------------
+read -r -a server_list <<<"$servers"
+for round in $(seq 1 "$rounds"); do
+    for mode in $modes; do
+        # Rotate the order so no server always runs first (or right after another).
+        count=${#server_list[@]}
+        for offset in $(seq 0 $((count - 1))); do
+            name=${server_list[$(((offset + round - 1) % count))]}
+            echo "== round $round/$rounds: $mode, $name"
+            case $mode in
+            stdio) run_stdio "$name" "$round" ;;
+            stateless-c16 | stateless-c1 | stateful-c16) run_http "$name" "$mode" "$round" ;;
+            *) die "unknown mode $mode (stateless-c16, stateless-c1, stateful-c16, stdio)" ;;
+            esac
+        done
+    done
+done
+
+python3 bench/load/report.py "$results" "$seconds" "$profile" | tee "$out/report.md"
