@@ -3,6 +3,9 @@
 # RSS (idle, peak under load) for three servers with the same `echo` tool:
 #   harness  the generated server (bench/harness.toml): every guard on, audit to a file;
 #   bare     the same tool on plain rmcp, no guards (bench/src/bin/bench-bare.rs);
+#   bare-transport  that bare tool behind the generated server's HTTP layer (security checks,
+#            health route, shutdown handling), to tell the transport's cost from the guards'
+#            (HTTP modes only: over stdio there is no such layer);
 #   fastmcp  FastMCP 4.2.3 under uvicorn (uvloop + httptools, one worker).
 # Modes: streamable HTTP stateless with JSON replies at 16 and 1 connections, stateful (one
 # session, SSE replies) at 16 connections, all loaded by wrk; stdio through a raw JSON-RPC
@@ -26,7 +29,7 @@ rounds=${BENCH_ROUNDS:-3}
 seconds=${BENCH_SECONDS:-10}
 warmup=${BENCH_WARMUP_SECONDS:-2}
 modes=${BENCH_MODES:-stateless-c16 stateless-c1 stateful-c16 stdio}
-servers=${BENCH_SERVERS:-harness bare fastmcp}
+servers=${BENCH_SERVERS:-harness bare-transport bare fastmcp}
 profile=${BENCH_PROFILE:-release}
 server_cpu=${BENCH_SERVER_CPU:-0}
 load_cpu=${BENCH_LOAD_CPU:-1}
@@ -120,6 +123,10 @@ start_server() {
     bare)
         taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" \
             "${stateless_flag[@]}" >"$out/server.log" 2>&1 &
+        ;;
+    bare-transport)
+        taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" \
+            --harness-transport "${stateless_flag[@]}" >"$out/server.log" 2>&1 &
         ;;
     fastmcp)
         local app=stateless_app
@@ -232,6 +239,7 @@ for round in $(seq 1 "$rounds"); do
         count=${#server_list[@]}
         for offset in $(seq 0 $((count - 1))); do
             name=${server_list[$(((offset + round - 1) % count))]}
+            [ "$mode:$name" != stdio:bare-transport ] || continue
             echo "== round $round/$rounds: $mode, $name"
             case $mode in
             stdio) run_stdio "$name" "$round" ;;

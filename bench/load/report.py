@@ -17,7 +17,8 @@ MODES = {
     "stateful-c16": "streamable HTTP, stateful (one session, SSE replies), 16 connections",
     "stdio": "stdio, raw JSON-RPC pipe, one call at a time",
 }
-SERVERS = ["harness", "bare", "fastmcp"]
+SERVERS = ["harness", "bare-transport", "bare", "fastmcp"]
+SINGLE_CALL_MODES = {"stateless-c1", "stdio"}
 
 
 def median(values):
@@ -72,7 +73,20 @@ def main():
             return {r["round"]: r for r in runs.get((mode, server), [])}
 
         harness, bare, fastmcp = per_round("harness"), per_round("bare"), per_round("fastmcp")
+        transport = per_round("bare-transport")
         lines = []
+        for label, slow, fast in (("the harness's HTTP layer (bare-transport / bare)", transport, bare),
+                                  ("guards and audit (harness / bare-transport)", harness, transport)):
+            common = sorted(set(slow) & set(fast))
+            if common:
+                share = median(slow[n]["requests_per_second"] / fast[n]["requests_per_second"]
+                               for n in common)
+                cpu = median(slow[n]["cpu_us_per_call"] - fast[n]["cpu_us_per_call"]
+                             for n in common
+                             if slow[n].get("cpu_us_per_call") is not None
+                             and fast[n].get("cpu_us_per_call") is not None)
+                lines.append(f"{label}: {share:.1%} throughput, CPU added per call: "
+                             f"{fmt(cpu, 1, ' µs')}")
         if harness and bare:
             common = sorted(set(harness) & set(bare))
             share = median(harness[n]["requests_per_second"] / bare[n]["requests_per_second"]
@@ -87,7 +101,10 @@ def main():
                          f"CPU added per call: {fmt(cpu, 1, ' µs')}")
             verdicts.append((mode, "guards cost < 5% of bare throughput", 1 - share < 0.05,
                              f"{1 - share:.1%}"))
-            verdicts.append((mode, "p50 added < 10 µs", added < 10, f"{added:+.0f} µs"))
+            # With 16 calls in flight the p50 is mostly queueing (connections / throughput),
+            # so the added-latency target is judged where one call is in flight at a time.
+            if mode in SINGLE_CALL_MODES:
+                verdicts.append((mode, "p50 added < 10 µs", added < 10, f"{added:+.0f} µs"))
         if harness and fastmcp:
             common = sorted(set(harness) & set(fastmcp))
             times = median(harness[n]["requests_per_second"] / fastmcp[n]["requests_per_second"]

@@ -2,14 +2,18 @@
 //! reading the one string, no audit, and no Host/Origin/auth layer. The figures of the
 //! generated server are compared against this one.
 //!
-//! `bench-bare stdio` or `bench-bare http --bind ADDR [--stateless]` (the MCP endpoint is
-//! `/mcp`; stateless answers with plain JSON, as the generated server's `--stateless` does).
+//! `bench-bare stdio` or `bench-bare http --bind ADDR [--stateless] [--harness-transport]`
+//! (the MCP endpoint is `/mcp`; stateless answers with plain JSON, as the generated server's
+//! `--stateless` does).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::serve::ListenerExt;
 use clap::{Parser, Subcommand};
+use harness_runtime::security::HttpSecurity;
+use harness_runtime::serve::{HttpOptions, HttpTransport, serve_http};
 use rmcp::ServerHandler;
 use rmcp::ServiceExt;
 use rmcp::model::{
@@ -41,6 +45,11 @@ enum Transport {
         /// No sessions; replies are plain JSON.
         #[arg(long)]
         stateless: bool,
+        /// Serve through the generated server's HTTP layer (harness-runtime's `serve_http`:
+        /// Host/Origin/bearer checks, health route, graceful shutdown) instead of a plain
+        /// rmcp service: separates the transport layer's cost from the guards'.
+        #[arg(long)]
+        harness_transport: bool,
     },
 }
 
@@ -113,7 +122,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .waiting()
                 .await?;
         }
-        Transport::Http { bind, stateless } => {
+        Transport::Http {
+            bind,
+            stateless,
+            harness_transport: true,
+        } => {
+            let spec = harness_bench::generated::SERVER.transport;
+            let owned = |items: &[&str]| items.iter().map(|item| (*item).to_owned()).collect();
+            let options = HttpOptions {
+                transport: HttpTransport::StreamableHttp,
+                bind,
+                path: spec.path.to_owned(),
+                health_path: spec.health_path.to_owned(),
+                stateful: !stateless,
+                json_response: stateless,
+                max_request_body_bytes: usize::try_from(spec.max_request_body_bytes)
+                    .unwrap_or(usize::MAX),
+                keep_alive: Duration::from_secs(spec.sse_keep_alive_seconds.max(1)),
+                security: HttpSecurity {
+                    allowed_hosts: owned(spec.allowed_hosts),
+                    allowed_origins: owned(spec.allowed_origins),
+                    token: None,
+                },
+                shutdown_grace: Duration::from_secs(spec.shutdown_grace_seconds),
+            };
+            serve_http(Echo::new(), options, Arc::default()).await?;
+        }
+        Transport::Http {
+            bind, stateless, ..
+        } => {
             let config = StreamableHttpServerConfig::default()
                 .with_legacy_session_mode(!stateless)
                 .with_json_response(stateless)
