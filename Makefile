@@ -5,7 +5,7 @@ STATIC_BIN := target/$(STATIC_TARGET)/release/mcp-agent-harness
 BUNDLE_DIR ?= target/bundle
 IMAGE ?= mcp-agent-harness
 
-.PHONY: build test bundle demo audit static conformance
+.PHONY: build test bundle demo audit static conformance bench bench-e2e bench-build
 
 ## build: the server's docker image (multi-stage, static binary on scratch, uid 10001)
 build:
@@ -14,6 +14,18 @@ build:
 ## test: the README test command
 test:
 	./scripts/test.sh
+
+## bench: guard pipeline, validator, codegen and token benchmarks (see BENCHMARKS.md)
+bench:
+	cargo bench -p harness-bench
+
+## bench-e2e: end to end against bare rmcp and FastMCP (about 15 minutes)
+bench-e2e:
+	./scripts/bench-e2e.sh
+
+## bench-build: codegen time and incremental rebuilds (about 10 minutes)
+bench-build:
+	./scripts/bench-build.sh
 
 ## conformance: the official MCP conformance suite against the streamable HTTP server
 conformance:

@@ -329,4 +329,34 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(dir);
     }
+
+    #[test]
+    fn optional_fields_keep_the_keys_sorted() {
+        let dir = std::env::temp_dir().join(format!("harness-audit-extra-{}", std::process::id()));
+        let spec = AuditSpec {
+            path: "",
+            schema_version: 1,
+            trace_id: true,
+            error_code: true,
+            fsync: FsyncPolicy::Never,
+        };
+        let log = AuditLog::open(&dir.join("audit.jsonl"), spec).unwrap();
+        let line = log.line(&AuditRecord {
+            tool: "t",
+            args_sha256: args_sha256(&json!({})),
+            outcome: "invalid_arguments",
+            duration_ms: 0,
+            trace_id: "mcp-00000000",
+            error_code: Some("InvalidArguments"),
+        });
+        let parsed: serde_json::Map<String, Value> = serde_json::from_str(&line).unwrap();
+        let keys: Vec<&str> = parsed.keys().map(String::as_str).collect();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        assert_eq!(keys, sorted, "{line}");
+        assert_eq!(keys.len(), 9, "{line}");
+        assert_eq!(parsed["error_code"], "InvalidArguments");
+        assert_eq!(parsed["trace_id"], "mcp-00000000");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
