@@ -486,17 +486,31 @@ fn success(value: Value, max_chars: Option<u64>) -> (CallToolResult, Option<char
             )
         }
         mut value => {
+            // Serialized once: the text block is also what the cap measures, so a result
+            // within the cap (the usual case) is neither counted nor serialized again.
+            let text = value.to_string();
+            let within = max_chars
+                .is_none_or(|max| text.len() as u64 <= max || text.chars().count() as u64 <= max);
+            if within {
+                return (json_result(value, text), None);
+            }
             let cut = max_chars
                 .map(|max| chars::cap_value(&mut value, max))
                 .filter(|cut| !cut.is_empty());
-            let result = if value.is_object() {
-                CallToolResult::structured(value)
-            } else {
-                CallToolResult::success(vec![ContentBlock::text(value.to_string())])
-            };
-            (result, cut)
+            let text = value.to_string();
+            (json_result(value, text), cut)
         }
     }
+}
+
+/// A JSON result whose serialization is `text`: an object is structuredContent (with the
+/// same JSON as text, as `CallToolResult::structured` makes it); anything else is text.
+fn json_result(value: Value, text: String) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    if value.is_object() {
+        result.structured_content = Some(value);
+    }
+    result
 }
 
 /// The output as JSON. A body that already returns a `serde_json::Value` hands it over
@@ -550,5 +564,37 @@ mod tests {
         ];
         assert_eq!(output_json(rows).unwrap(), table);
         assert_eq!(output_json("text").unwrap(), json!("text"));
+    }
+
+    #[test]
+    fn a_result_within_the_cap_is_what_rmcp_would_build() {
+        let object = json!({"message": "hello", "n": [1, 2]});
+        let (result, cut) = success(object.clone(), Some(4000));
+        assert!(cut.is_none());
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            serde_json::to_value(CallToolResult::structured(object)).unwrap()
+        );
+        let (result, _) = success(json!([1, 2]), None);
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            serde_json::to_value(CallToolResult::success(vec![ContentBlock::text("[1,2]")]))
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn a_result_over_the_cap_is_cut_and_its_text_matches_the_cut_value() {
+        let object = json!({"log": "x".repeat(500)});
+        let (result, cut) = success(object, Some(100));
+        let cut = cut.expect("over the cap");
+        assert_eq!(cut.strings, 1);
+        let structured = result
+            .structured_content
+            .as_ref()
+            .expect("still structured");
+        let text = &result.content[0].as_text().expect("text").text;
+        assert_eq!(text, &structured.to_string());
+        assert!(text.chars().count() <= 100, "{text}");
     }
 }
