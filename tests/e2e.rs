@@ -158,18 +158,8 @@ fn assert_audit(path: &Path) {
         "one record per call, unknown tools excluded"
     );
     let keys: Vec<&str> = records[0].keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "args_sha256",
-            "call_id",
-            "duration_ms",
-            "outcome",
-            "schema_version",
-            "timestamp",
-            "tool"
-        ]
-    );
+    // Seed 004's fields exactly (the list the verifier reads; audit.rs pins it literally).
+    assert_eq!(keys, harness_runtime::audit::RECORD_FIELDS);
     // seed 004's verifier: sha256 of {"incident_id":42,"view":"summary"}, defaults applied
     // (the digest computed with Python's hashlib).
     let summary_digest = "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9";

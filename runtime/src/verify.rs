@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::audit::AuditSpec;
 use crate::strict_json;
 
 /// Largest audit file accepted.
@@ -81,14 +82,9 @@ pub enum CheckSpec {
 /// Everything `verify` knows from the manifest.
 #[derive(Debug, Clone, Copy)]
 pub struct VerifierSpec {
-    /// The audit file (its path in the sidecar).
-    pub audit_path: &'static str,
-    /// Expected `schema_version`.
-    pub schema_version: u32,
-    /// Records carry `trace_id`.
-    pub trace_id: bool,
-    /// Failed records carry `error_code`.
-    pub error_code: bool,
+    /// The server's audit format and file (its path in the sidecar): the same spec the
+    /// server writes with.
+    pub audit: AuditSpec,
     /// Tools the server publishes.
     pub tools: &'static [&'static str],
     /// Outcomes a record may have.
@@ -265,10 +261,10 @@ fn audit_record(
     };
     let outcome = text("outcome")?;
     let mut expected = crate::audit::RECORD_FIELDS.to_vec();
-    if spec.trace_id {
+    if spec.audit.trace_id {
         expected.push("trace_id");
     }
-    if spec.error_code && outcome != "ok" {
+    if spec.audit.error_code && outcome != "ok" {
         expected.push("error_code");
     }
     expected.sort_unstable();
@@ -279,12 +275,12 @@ fn audit_record(
             "audit line {number}: fields are {keys:?}, expected {expected:?}"
         ));
     }
-    if record["schema_version"].as_u64() != Some(u64::from(spec.schema_version))
+    if record["schema_version"].as_u64() != Some(u64::from(spec.audit.schema_version))
         || !record["schema_version"].is_u64()
     {
         return infra(format!(
             "audit line {number}: schema_version is not {}",
-            spec.schema_version
+            spec.audit.schema_version
         ));
     }
     let timestamp = text("timestamp")?;
@@ -333,10 +329,10 @@ fn audit_record(
             ));
         }
     }
-    if spec.trace_id {
+    if spec.audit.trace_id {
         text("trace_id")?;
     }
-    if spec.error_code && outcome != "ok" {
+    if spec.audit.error_code && outcome != "ok" {
         text("error_code")?;
     }
     Ok(AuditEntry {
@@ -435,7 +431,7 @@ fn run_check(
 ) -> Checked<()> {
     let mut audit_entries = || -> Checked<Vec<AuditEntry>> {
         audit
-            .get_or_insert_with(|| strict_audit(spec, &evidence.locate(spec, spec.audit_path)?))
+            .get_or_insert_with(|| strict_audit(spec, &evidence.locate(spec, spec.audit.path)?))
             .clone()
     };
     match check {

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use harness_runtime::audit::{AuditSpec, FsyncPolicy};
 use harness_runtime::verify::{CheckSpec, Evidence, FieldType, Verdict, VerifierSpec, verify};
 
 const DIGEST: &str = "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9";
@@ -33,10 +34,13 @@ static CHECKS: [CheckSpec; 3] = [
 ];
 
 const SPEC: VerifierSpec = VerifierSpec {
-    audit_path: AUDIT,
-    schema_version: 1,
-    trace_id: false,
-    error_code: false,
+    audit: AuditSpec {
+        path: AUDIT,
+        schema_version: 1,
+        trace_id: false,
+        error_code: false,
+        fsync: FsyncPolicy::Never,
+    },
     tools: &["get_incident_snapshot"],
     outcomes: &["ok", "not_found", "invalid_arguments", "rate_limited"],
     max_duration_ms: 60_000,

@@ -170,13 +170,6 @@ fn verifier_spec(model: &Model) -> TokenStream {
     use crate::model::verifier::CheckModel;
     let rt = rt();
     let verifier = &model.verifier;
-    let audit = &model.audit;
-    let (audit_path, schema_version, trace_id, error_code) = (
-        &audit.path,
-        audit.schema_version,
-        audit.trace_id,
-        audit.error_code,
-    );
     let tools = model.tools.iter().map(|tool| &tool.name);
     let outcomes = &verifier.outcomes;
     let max_duration_ms = verifier.max_duration_ms;
@@ -226,10 +219,7 @@ fn verifier_spec(model: &Model) -> TokenStream {
     quote! {
         /// What `verify` checks, and the audit format it expects.
         pub const VERIFIER: #rt::VerifierSpec = #rt::VerifierSpec {
-            audit_path: #audit_path,
-            schema_version: #schema_version,
-            trace_id: #trace_id,
-            error_code: #error_code,
+            audit: SERVER.audit,
             tools: &[#(#tools),*],
             outcomes: &[#(#outcomes),*],
             max_duration_ms: #max_duration_ms,
