@@ -18,6 +18,9 @@ pub mod codes {
     pub const TIMEOUT: &str = "ToolTimeoutError";
     /// The result was a table, refused by the tabular blockade.
     pub const TOKEN_STARVATION: &str = "TokenStarvationError";
+    /// The client called a tool the server does not publish. Answered with JSON-RPC error
+    /// -32602 (no envelope); the code appears only in the audit record.
+    pub const UNKNOWN_TOOL: &str = "UnknownTool";
 }
 
 /// The JSON body of a failed call.

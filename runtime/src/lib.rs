@@ -16,6 +16,8 @@ pub mod envelope;
 pub mod error;
 pub mod guards;
 pub mod health;
+pub mod ingress;
+pub mod panic_capture;
 pub mod pipeline;
 pub mod security;
 pub mod serve;
@@ -45,7 +47,7 @@ pub mod __private {
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;
     pub use crate::guards::tabular::TabularAction;
-    pub use crate::pipeline::{Call, Pipeline, unknown_tool};
+    pub use crate::pipeline::{Call, Pipeline};
     pub use crate::spec::{
         AnnotationSpec, GuardSpec, RateLimitSpec, ServerSpec, TabularSpec, ToolSpec, TransportKind,
         TransportSpec,

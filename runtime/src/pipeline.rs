@@ -24,13 +24,12 @@ use crate::error::ToolError;
 use crate::guards::rate_limit::SlidingWindow;
 use crate::guards::tabular::{self, TabularAction};
 use crate::guards::{chars, lines, rewrite_strings, strip};
+use crate::ingress::DUPLICATE_KEYS_META;
+use crate::panic_capture;
 use crate::spec::{GuardSpec, ServerSpec, ToolSpec};
 use crate::trace::trace_id_for;
-use crate::validate::{FromArguments, JsonObject};
+use crate::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, quote_client_text};
 use tokio_util::sync::CancellationToken;
-
-/// Longest piece of a client-sent tool name quoted back in an error.
-const NAME_QUOTE_LIMIT: usize = 64;
 
 /// Calls, errors and rate-limited calls of one tool since start.
 #[derive(Debug, Default)]
@@ -109,6 +108,7 @@ pub struct Call {
     arguments: Option<JsonObject>,
     traceparent: Option<String>,
     cancellation: CancellationToken,
+    duplicate_keys: Vec<String>,
 }
 
 impl Call {
@@ -123,7 +123,14 @@ impl Call {
             arguments,
             traceparent,
             cancellation,
+            duplicate_keys: Vec::new(),
         }
+    }
+
+    /// The same call, whose raw arguments repeated these keys (paths such as `a.b[0].c`).
+    pub fn with_duplicate_keys(mut self, paths: Vec<String>) -> Self {
+        self.duplicate_keys = paths;
+        self
     }
 
     /// Splits a request into the tool name (to dispatch on) and the rest of the call.
@@ -131,16 +138,26 @@ impl Call {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> (Cow<'static, str>, Call) {
-        let traceparent = request
-            .meta
-            .as_deref()
+        let meta = request.meta.as_deref();
+        let traceparent = meta
             .and_then(MetaObject::get_traceparent)
             .or_else(|| context.meta.get_traceparent())
             .map(str::to_owned);
-        (
-            request.name,
-            Call::new(request.arguments, traceparent, context.ct),
-        )
+        // Set by the transports' ingress check (`crate::ingress`) on the raw message.
+        let duplicate_keys = meta
+            .and_then(|meta| meta.0.get(DUPLICATE_KEYS_META))
+            .or_else(|| context.meta.0.get(DUPLICATE_KEYS_META))
+            .and_then(Value::as_array)
+            .map(|paths| {
+                paths
+                    .iter()
+                    .map(|path| path.as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let call = Call::new(request.arguments, traceparent, context.ct)
+            .with_duplicate_keys(duplicate_keys);
+        (request.name, call)
     }
 }
 
@@ -153,16 +170,18 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// A failure answered with the error envelope. The message is sanitized like any output:
-    /// a tool's own error text may quote untrusted data.
+    /// A failure answered with the error envelope. The message is guarded like any output (a
+    /// tool's own error text may quote untrusted data): tags and hidden characters removed,
+    /// then held to the tool's line and char caps, the envelope's own fields counted.
     fn envelope(
+        guards: &GuardSpec,
         code: &str,
         message: &str,
         trace_id: &str,
         outcome: impl Into<Cow<'static, str>>,
         args: Value,
     ) -> Self {
-        let message = strip::sanitize(message, true);
+        let message = envelope_message(guards, code, message, trace_id);
         Self {
             result: Ok(ErrorEnvelope::new(code, &message, trace_id).into_result()),
             outcome: outcome.into(),
@@ -172,9 +191,46 @@ impl Outcome {
     }
 }
 
+/// An envelope's message after the output guards: sanitized, line-capped, and cut so that
+/// the envelope's JSON text (what the model reads) fits the tool's char cap.
+fn envelope_message<'m>(
+    guards: &GuardSpec,
+    code: &str,
+    message: &'m str,
+    trace_id: &str,
+) -> Cow<'m, str> {
+    let mut message = strip::sanitize(message, true);
+    if let Some(max_lines) = guards.max_lines
+        && let Cow::Owned(capped) = lines::cap_lines(&message, max_lines.max(1))
+    {
+        message = Cow::Owned(capped);
+    }
+    let Some(max_chars) = guards.max_chars else {
+        return message;
+    };
+    let frame = serde_json::to_string(&ErrorEnvelope::new(code, "", trace_id))
+        .map_or(0, |text| text.chars().count());
+    let escaped_chars = |text: &str| serde_json::to_string(text).map_or(0, |t| t.chars().count() - 2);
+    let mut budget = max_chars.saturating_sub(frame as u64);
+    // JSON escapes make the text longer than the message; shrink until it fits.
+    while escaped_chars(&message) as u64 > budget {
+        let Some(capped) = chars::cap_text(&message, budget) else {
+            break;
+        };
+        let over = (escaped_chars(&capped) as u64).saturating_sub(budget);
+        message = Cow::Owned(capped);
+        if over == 0 || budget == 0 {
+            break;
+        }
+        budget = budget.saturating_sub(over);
+    }
+    message
+}
+
 impl Pipeline {
     /// The pipeline of a generated server (`tools` in dispatch order).
     pub fn new(server: &'static ServerSpec, tools: &'static [ToolSpec]) -> Self {
+        panic_capture::install_hook();
         let tools = tools
             .iter()
             .map(|spec| ToolState {
@@ -271,6 +327,7 @@ impl Pipeline {
             tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
             let message = limiter.message(refused);
             return Outcome::envelope(
+                guards,
                 codes::RATE_LIMITED,
                 &message,
                 trace_id,
@@ -278,11 +335,17 @@ impl Pipeline {
                 raw_args(),
             );
         }
-        let args = match A::from_call(call.arguments.as_ref()) {
+        let validated = if call.duplicate_keys.is_empty() {
+            A::from_call(call.arguments.as_ref())
+        } else {
+            Err(duplicate_key_errors(&call.duplicate_keys))
+        };
+        let args = match validated {
             Ok(args) => args,
             Err(errors) => {
                 let message = format!("invalid arguments: {errors}");
                 return Outcome::envelope(
+                    guards,
                     codes::INVALID_ARGUMENTS,
                     &message,
                     trace_id,
@@ -297,7 +360,9 @@ impl Pipeline {
         let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone());
         // The body is built inside the guarded future so a panic while constructing it is
         // caught too.
-        let guarded = AssertUnwindSafe(async move { body(args, context).await }).catch_unwind();
+        let guarded =
+            AssertUnwindSafe(panic_capture::in_body(async move { body(args, context).await }))
+                .catch_unwind();
         let timed = async {
             match guards.timeout_ms {
                 Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
@@ -309,7 +374,7 @@ impl Pipeline {
         let finished = tokio::select! {
             finished = timed => finished,
             () = cancellation.cancelled() => {
-                return Outcome::envelope(codes::CANCELLED, "The call was cancelled.", trace_id, "cancelled", args_json);
+                return Outcome::envelope(guards, codes::CANCELLED, "The call was cancelled.", trace_id, "cancelled", args_json);
             }
         };
         let name = tool.spec.name;
@@ -317,17 +382,19 @@ impl Pipeline {
             None => {
                 let ms = guards.timeout_ms.unwrap_or_default();
                 let message = format!("Tool call timed out after {ms} ms.");
-                Outcome::envelope(codes::TIMEOUT, &message, trace_id, "timeout", args_json)
+                Outcome::envelope(guards, codes::TIMEOUT, &message, trace_id, "timeout", args_json)
             }
             Some(Err(panic)) => {
                 tracing::error!(
                     trace_id,
                     tool = name,
                     panic = panic_message(&panic),
+                    at = panic_capture::take_location().as_deref(),
                     "tool body panicked"
                 );
                 if guards.catch_unhandled {
                     Outcome::envelope(
+                        guards,
                         codes::INTERNAL_ERROR,
                         "internal error",
                         trace_id,
@@ -354,13 +421,21 @@ impl Pipeline {
                     );
                 }
                 let outcome = error.outcome().to_owned();
-                Outcome::envelope(error.code(), error.message(), trace_id, outcome, args_json)
+                Outcome::envelope(
+                    guards,
+                    error.code(),
+                    error.message(),
+                    trace_id,
+                    outcome,
+                    args_json,
+                )
             }
             Some(Ok(Ok(output))) => match output_json(output) {
                 Ok(value) => self.guard_output(guards, value, trace_id, args_json),
                 Err(error) => {
                     tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
                     Outcome::envelope(
+                        guards,
                         codes::INTERNAL_ERROR,
                         "internal error",
                         trace_id,
@@ -386,6 +461,7 @@ impl Pipeline {
             match tabular.action {
                 TabularAction::Block => {
                     return Outcome::envelope(
+                        guards,
                         codes::TOKEN_STARVATION,
                         tabular::BLOCK_MESSAGE,
                         trace_id,
@@ -421,10 +497,14 @@ impl Pipeline {
     }
 
     fn finish(&self, tool: &ToolState, trace_id: &str, outcome: &Outcome, duration: Duration) {
-        let name = tool.spec.name;
         if outcome.outcome != "ok" {
             tool.counters.errors.fetch_add(1, Ordering::Relaxed);
         }
+        self.record(tool.spec.name, trace_id, outcome, duration);
+    }
+
+    /// Logs and audits one call's outcome.
+    fn record(&self, name: &str, trace_id: &str, outcome: &Outcome, duration: Duration) {
         let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
         let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
         // The audit records every call; the log shows failures by default and successes at
@@ -462,10 +542,43 @@ impl Pipeline {
         }
     }
 
-    /// The JSON-RPC error (-32602) for a tool name the server does not publish.
-    pub fn unknown_tool(&self, name: &str) -> ErrorData {
-        unknown_tool(name)
+    /// The JSON-RPC error (-32602) for a tool name the server does not publish; the call is
+    /// logged and audited (outcome `unknown_tool`, the name sanitized and cut) like any other.
+    pub fn unknown_tool(&self, name: &str, call: Call) -> ErrorData {
+        let started = Instant::now();
+        let trace_id = trace_id_for(call.traceparent.as_deref());
+        let error = unknown_tool(name);
+        let outcome = Outcome {
+            result: Err(error.clone()),
+            outcome: Cow::Borrowed("unknown_tool"),
+            error_code: Some(codes::UNKNOWN_TOOL.to_owned()),
+            args: Value::Object(call.arguments.unwrap_or_default()),
+        };
+        let shown = audited_tool_name(name);
+        self.record(&shown, &trace_id, &outcome, started.elapsed());
+        error
     }
+}
+
+/// A client-sent tool name as the audit records it: sanitized, at most 40 characters.
+fn audited_tool_name(name: &str) -> String {
+    let clean = strip::sanitize(name, true);
+    match clean.char_indices().nth(crate::validate::QUOTE_LIMIT) {
+        None => clean.into_owned(),
+        Some((cut, _)) => format!("{}...", &clean[..cut]),
+    }
+}
+
+/// The validation errors of arguments whose raw JSON repeated keys.
+fn duplicate_key_errors(paths: &[String]) -> ArgErrors {
+    let mut errors = ArgErrors::default();
+    for path in paths {
+        errors.push(
+            ArgPath::Root.field(path),
+            "duplicate key; each argument may appear once",
+        );
+    }
+    errors
 }
 
 /// The reply for a successful call, with the char cap applied: a JSON object becomes
@@ -532,10 +645,11 @@ fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
         .unwrap_or("non-string panic payload")
 }
 
-/// The JSON-RPC error (-32602) for a tool name the server does not publish.
+/// The JSON-RPC error (-32602) for a tool name the server does not publish: the name is
+/// sanitized and quoted at most 40 characters, like every client string in a message.
 pub fn unknown_tool(name: &str) -> ErrorData {
-    let shown: String = name.chars().take(NAME_QUOTE_LIMIT).collect();
-    ErrorData::invalid_params(format!("unknown tool: {shown:?}"), None)
+    let shown = quote_client_text(&strip::sanitize(name, true));
+    ErrorData::invalid_params(format!("unknown tool: {shown}"), None)
 }
 
 #[cfg(test)]

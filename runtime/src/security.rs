@@ -23,19 +23,28 @@ pub struct HttpSecurity {
     pub token: Option<String>,
 }
 
-/// The host part of a `Host` header or an origin's authority: `[::1]:80` -> `::1`.
-fn host_of(authority: &str) -> &str {
+/// The host part of a `Host` header or an origin's authority: `[::1]:80` -> `::1`. `None`
+/// when the authority is malformed: anything after a bracketed IPv6 literal other than a
+/// port (`[::1]evil.example`), or a port that is not digits.
+fn host_of(authority: &str) -> Option<&str> {
+    let is_port = |port: &str| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit());
     if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
+        let (host, after) = rest.split_once(']')?;
+        let port_ok = after.is_empty() || after.strip_prefix(':').is_some_and(is_port);
+        return port_ok.then_some(host);
     }
     match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
-        _ => authority,
+        Some((host, port)) if is_port(port) && !host.contains(':') => Some(host),
+        Some(_) => None,
+        None => Some(authority),
     }
 }
 
 impl HttpSecurity {
-    fn host_allowed(&self, host: &str) -> bool {
+    fn host_allowed(&self, authority: &str) -> bool {
+        let Some(host) = host_of(authority) else {
+            return false;
+        };
         self.allowed_hosts.is_empty()
             || self
                 .allowed_hosts
@@ -49,7 +58,7 @@ impl HttpSecurity {
             .get(header::HOST)
             .and_then(|value| value.to_str().ok());
         match host {
-            Some(host) if self.host_allowed(host_of(host)) => {}
+            Some(host) if self.host_allowed(host) => {}
             _ if self.allowed_hosts.is_empty() => {}
             _ => return Some(StatusCode::FORBIDDEN),
         }
@@ -62,7 +71,7 @@ impl HttpSecurity {
                 .iter()
                 .any(|allowed| allowed.eq_ignore_ascii_case(origin));
             let on_allowed_host = origin.split_once("://").is_some_and(|(_, authority)| {
-                !self.allowed_hosts.is_empty() && self.host_allowed(host_of(authority))
+                !self.allowed_hosts.is_empty() && self.host_allowed(authority)
             });
             if !listed && !on_allowed_host {
                 return Some(StatusCode::FORBIDDEN);
@@ -151,6 +160,26 @@ mod tests {
         assert_eq!(
             security.refusal(&headers(&[host, (header::ORIGIN, "http://evil.example")])),
             Some(StatusCode::FORBIDDEN)
+        );
+    }
+
+    #[test]
+    fn anything_after_a_bracketed_address_but_a_port_is_refused() {
+        let security = loopback(None);
+        for host in ["[::1]evil.example", "[::1]:80evil", "[::1", "[::1]:", "localhost:80:80"] {
+            let refused = security.refusal(&headers(&[(header::HOST, host)]));
+            assert_eq!(refused, Some(StatusCode::FORBIDDEN), "Host: {host}");
+        }
+        for origin in ["http://[::1]evil.example", "http://[::1]evil.example:80", "http://[::1]:8765x"] {
+            let refused = security.refusal(&headers(&[
+                (header::HOST, "[::1]:8765"),
+                (header::ORIGIN, origin),
+            ]));
+            assert_eq!(refused, Some(StatusCode::FORBIDDEN), "Origin: {origin}");
+        }
+        assert_eq!(
+            security.refusal(&headers(&[(header::HOST, "[::1]:8765"), (header::ORIGIN, "http://[::1]:3000")])),
+            None
         );
     }
 

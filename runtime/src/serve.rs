@@ -46,8 +46,9 @@ pub enum ServeError {
 
 /// Serves one MCP session over stdin/stdout until the client disconnects.
 pub async fn serve_stdio<H: ServerHandler>(handler: H) -> Result<(), ServeError> {
+    let transport = (crate::ingress::marked_stdin(), tokio::io::stdout());
     let running = handler
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|error| ServeError::StdioInit(error.to_string()))?;
     running
@@ -112,11 +113,20 @@ pub fn http_router<H: ServerHandler + Clone>(
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
-            Router::new().nest_service(&options.path, service)
+            let limit = options.max_request_body_bytes;
+            Router::new()
+                .nest_service(&options.path, service)
+                .layer(axum::middleware::from_fn(move |request, next| {
+                    crate::ingress::mark_http_body(limit, request, next)
+                }))
         }
-        HttpTransport::Sse => {
-            crate::sse::sse_router(handler, &options.path, options.keep_alive, shutdown)
-        }
+        HttpTransport::Sse => crate::sse::sse_router(
+            handler,
+            &options.path,
+            options.keep_alive,
+            options.max_request_body_bytes,
+            shutdown,
+        ),
     };
     let security = Arc::new(options.security.clone());
     let mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {

@@ -12,7 +12,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
 use futures::{Stream, StreamExt};
@@ -62,6 +63,7 @@ pub fn sse_router<H: ServerHandler + Clone>(
     handler: H,
     path: &str,
     keep_alive: Duration,
+    max_request_body_bytes: usize,
     shutdown: CancellationToken,
 ) -> Router {
     let base = path.trim_end_matches('/');
@@ -74,7 +76,10 @@ pub fn sse_router<H: ServerHandler + Clone>(
     });
     Router::new()
         .route(&format!("{base}/sse"), get(open_stream::<H>))
-        .route(&format!("{base}/message"), post(post_message::<H>))
+        .route(
+            &format!("{base}/message"),
+            post(post_message::<H>).layer(DefaultBodyLimit::max(max_request_body_bytes)),
+        )
         .with_state(state)
 }
 
@@ -131,8 +136,12 @@ async fn open_stream<H: ServerHandler + Clone>(
 async fn post_message<H: ServerHandler + Clone>(
     State(state): State<Arc<SseState<H>>>,
     Query(query): Query<SessionQuery>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
+    if !is_json(&headers) {
+        return StatusCode::UNSUPPORTED_MEDIA_TYPE;
+    }
     let sender = state
         .sessions
         .lock()
@@ -142,7 +151,9 @@ async fn post_message<H: ServerHandler + Clone>(
     let Some(sender) = sender else {
         return StatusCode::NOT_FOUND;
     };
-    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&body) else {
+    let marked = crate::ingress::mark_duplicate_arguments(&body);
+    let raw = marked.as_deref().unwrap_or(&body);
+    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(raw) else {
         return StatusCode::BAD_REQUEST;
     };
     match sender.try_send(message) {
@@ -150,4 +161,15 @@ async fn post_message<H: ServerHandler + Clone>(
         Err(mpsc::error::TrySendError::Full(_)) => StatusCode::SERVICE_UNAVAILABLE,
         Err(mpsc::error::TrySendError::Closed(_)) => StatusCode::GONE,
     }
+}
+
+/// True when the request says its body is JSON (`application/json`, parameters allowed).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
 }

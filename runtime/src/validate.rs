@@ -39,10 +39,22 @@ impl fmt::Display for ArgPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ArgPath::Root => f.write_str("arguments"),
-            ArgPath::Field(ArgPath::Root, name) => f.write_str(name),
-            ArgPath::Field(parent, name) => write!(f, "{parent}.{name}"),
+            ArgPath::Field(ArgPath::Root, name) => write_name(f, name),
+            ArgPath::Field(parent, name) => {
+                write!(f, "{parent}.")?;
+                write_name(f, name)
+            }
             ArgPath::Index(parent, index) => write!(f, "{parent}[{index}]"),
         }
+    }
+}
+
+/// A property name in a path: a client may send any key, so at most [`QUOTE_LIMIT`]
+/// characters of it are echoed back.
+fn write_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    match name.char_indices().nth(QUOTE_LIMIT) {
+        None => f.write_str(name),
+        Some((cut, _)) => write!(f, "{}...", &name[..cut]),
     }
 }
 
@@ -61,14 +73,25 @@ impl fmt::Display for ArgError {
     }
 }
 
-/// Every invalid argument of one call.
+/// Errors reported in one message; the rest are counted. A client that sends 100,000
+/// unknown keys gets a short answer, not 100,000 lines.
+pub const REPORTED_ERRORS: usize = 20;
+
+/// Every invalid argument of one call: the first [`REPORTED_ERRORS`] in full, the rest counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ArgErrors(Vec<ArgError>);
+pub struct ArgErrors {
+    reported: Vec<ArgError>,
+    omitted: usize,
+}
 
 impl ArgErrors {
     /// Records a broken rule at `path`.
     pub fn push(&mut self, path: ArgPath<'_>, rule: impl Into<String>) {
-        self.0.push(ArgError {
+        if self.reported.len() == REPORTED_ERRORS {
+            self.omitted += 1;
+            return;
+        }
+        self.reported.push(ArgError {
             path: path.to_string(),
             rule: rule.into(),
         });
@@ -81,22 +104,30 @@ impl ArgErrors {
 
     /// True when nothing was wrong.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.reported.is_empty()
     }
 
-    /// The individual errors, in field order.
+    /// The reported errors, in field order.
     pub fn errors(&self) -> &[ArgError] {
-        &self.0
+        &self.reported
+    }
+
+    /// Errors found beyond the reported ones.
+    pub fn omitted(&self) -> usize {
+        self.omitted
     }
 }
 
 impl fmt::Display for ArgErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (position, error) in self.0.iter().enumerate() {
+        for (position, error) in self.reported.iter().enumerate() {
             if position > 0 {
                 f.write_str("; ")?;
             }
             write!(f, "{error}")?;
+        }
+        if self.omitted > 0 {
+            write!(f, "; and {} more", self.omitted)?;
         }
         Ok(())
     }
@@ -127,7 +158,20 @@ pub trait FromArguments: Sized {
 }
 
 /// Longest piece of a client-sent string quoted back in an error message.
-const QUOTE_LIMIT: usize = 40;
+pub const QUOTE_LIMIT: usize = 40;
+
+/// A client-sent string quoted for an error message: at most [`QUOTE_LIMIT`] characters,
+/// then its length.
+pub fn quote_client_text(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_LIMIT) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!(
+            "{:?}... ({} characters)",
+            &text[..cut],
+            text.chars().count()
+        ),
+    }
+}
 
 /// Describes a JSON value for an error message without echoing much of it back.
 pub fn describe(value: &Value) -> String {
@@ -135,17 +179,7 @@ pub fn describe(value: &Value) -> String {
         Value::Null => "null".to_owned(),
         Value::Bool(flag) => flag.to_string(),
         Value::Number(number) => format!("the number {number}"),
-        Value::String(text) => {
-            let shown: String = text.chars().take(QUOTE_LIMIT).collect();
-            if shown.len() < text.len() {
-                format!(
-                    "the string {shown:?}... ({} characters)",
-                    text.chars().count()
-                )
-            } else {
-                format!("the string {shown:?}")
-            }
-        }
+        Value::String(text) => format!("the string {}", quote_client_text(text)),
         Value::Array(items) => format!("an array of {} items", items.len()),
         Value::Object(_) => "an object".to_owned(),
     }
@@ -162,14 +196,17 @@ pub fn reject_unknown_fields(
     allowed: &[&str],
     errors: &mut ArgErrors,
 ) {
+    let mut rule = None;
     for key in object.keys() {
         if !allowed.contains(&key.as_str()) {
-            let rule = if allowed.is_empty() {
-                "unknown field; this tool takes no arguments".to_owned()
-            } else {
-                format!("unknown field; expected one of: {}", allowed.join(", "))
-            };
-            errors.push(path.field(key), rule);
+            let rule = rule.get_or_insert_with(|| {
+                if allowed.is_empty() {
+                    "unknown field; this tool takes no arguments".to_owned()
+                } else {
+                    format!("unknown field; expected one of: {}", allowed.join(", "))
+                }
+            });
+            errors.push(path.field(key), rule.as_str());
         }
     }
 }
@@ -396,6 +433,33 @@ mod tests {
         let root = ArgPath::Root;
         let mut errors = ArgErrors::default();
         check(root.field("x"), &mut errors).ok_or_else(|| errors.to_string())
+    }
+
+    #[test]
+    fn unknown_keys_are_quoted_short_and_counted_past_the_limit() {
+        let mut object = JsonObject::new();
+        object.insert("k".repeat(100_000), json!(1));
+        for index in 0..1_000 {
+            object.insert(format!("extra{index}"), json!(1));
+        }
+        let mut errors = ArgErrors::default();
+        reject_unknown_fields(&object, ArgPath::Root, &["id"], &mut errors);
+        let message = errors.to_string();
+        assert_eq!(errors.errors().len(), REPORTED_ERRORS);
+        assert_eq!(errors.omitted(), 1_001 - REPORTED_ERRORS);
+        assert!(message.starts_with(&format!("{}...: unknown field", "k".repeat(40))), "{message}");
+        assert!(message.ends_with("; and 981 more"), "{message}");
+        assert!(message.len() < 2_000, "{} bytes", message.len());
+    }
+
+    #[test]
+    fn client_strings_are_quoted_at_most_forty_characters() {
+        assert_eq!(quote_client_text("short"), "\"short\"");
+        let long = "é".repeat(41);
+        assert_eq!(
+            quote_client_text(&long),
+            format!("{:?}... (41 characters)", "é".repeat(40))
+        );
     }
 
     #[test]

@@ -706,15 +706,15 @@ fn harness(model: &Model) -> TokenStream {
         .collect();
     let dispatch = if arms.is_empty() {
         quote! {
-            let (name, _call) = #rt::Call::split(request, context);
-            Err(#rt::unknown_tool(&name))
+            let (name, call) = #rt::Call::split(request, context);
+            Err(self.pipeline.unknown_tool(&name, call))
         }
     } else {
         quote! {
             let (name, call) = #rt::Call::split(request, context);
             let result = match name.as_ref() {
                 #(#arms)*
-                other => return Err(#rt::unknown_tool(other)),
+                other => return Err(self.pipeline.unknown_tool(other, call)),
             };
             result.map(Into::into)
         }

@@ -22,6 +22,7 @@ pub const HARNESS_OUTCOMES: &[&str] = &[
     "error",
     "cancelled",
     "blocked",
+    "unknown_tool",
 ];
 
 /// Longest audit duration the verifier accepts when no tool has a longer timeout.

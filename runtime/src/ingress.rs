@@ -1,0 +1,405 @@
+//! Duplicate keys in tool arguments, caught on the raw message before rmcp parses it.
+//!
+//! A JSON parser keeps the last of two equal keys, so `{"incident_id":"42","incident_id":42}`
+//! would reach the validator as a valid integer and the audit would hash only the winner.
+//! Every transport hands each incoming message to [`mark_duplicate_arguments`] first; a
+//! message whose `params.arguments` (at any depth) repeats a key gets the repeated paths in
+//! `params._meta["harness/duplicate_keys"]`, and the pipeline refuses that call with
+//! `InvalidArguments` naming them. Messages without duplicates (nearly all) pass unchanged,
+//! byte for byte; malformed JSON passes too, for rmcp to answer with its parse error.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::Deserializer;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// The `_meta` key carrying the repeated argument paths to the pipeline.
+pub const DUPLICATE_KEYS_META: &str = "harness/duplicate_keys";
+
+/// The repeated argument paths of each message (one entry per batch item; a single message
+/// is item 0), or `None` when there are none or the text is not JSON.
+fn duplicate_arguments(message: &[u8]) -> Option<Vec<(usize, Vec<String>)>> {
+    let mut deserializer = serde_json::Deserializer::from_slice(message);
+    let found = MessageOrBatch.deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    let found: Vec<_> = found
+        .into_iter()
+        .enumerate()
+        .filter(|(_, paths)| !paths.is_empty())
+        .collect();
+    (!found.is_empty()).then_some(found)
+}
+
+/// The message with its duplicate argument keys marked, or `None` when it has none.
+pub fn mark_duplicate_arguments(message: &[u8]) -> Option<Vec<u8>> {
+    let found = duplicate_arguments(message)?;
+    let mut value: Value = serde_json::from_slice(message).ok()?;
+    for (index, paths) in found {
+        let item = match &mut value {
+            Value::Array(items) => items.get_mut(index)?,
+            single => single,
+        };
+        let params = item.get_mut("params")?.as_object_mut()?;
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(serde_json::Map::new());
+        }
+        meta.as_object_mut()
+            .expect("made an object above")
+            .insert(DUPLICATE_KEYS_META.to_owned(), paths.into());
+    }
+    serde_json::to_vec(&value).ok()
+}
+
+/// A message (one item) or a batch (one item per message).
+struct MessageOrBatch;
+
+impl<'de> DeserializeSeed<'de> for MessageOrBatch {
+    type Value = Vec<Vec<String>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessageOrBatch {
+    type Value = Vec<Vec<String>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message or batch")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ok(vec![Message.visit_map(map)?])
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(paths) = seq.next_element_seed(Message)? {
+            items.push(paths);
+        }
+        Ok(items)
+    }
+}
+
+/// A message: only `params.arguments` is looked at.
+struct Message;
+
+impl<'de> DeserializeSeed<'de> for Message {
+    type Value = Vec<String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Message {
+    type Value = Vec<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut paths = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "params" {
+                paths.extend(map.next_value_seed(Params)?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(paths)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Vec::new())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+}
+
+/// `params`: only `arguments` is looked at.
+struct Params;
+
+impl<'de> DeserializeSeed<'de> for Params {
+    type Value = Vec<String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        // Anything but an object is rmcp's to refuse; the walk accepts every JSON value.
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Params {
+    type Value = Vec<String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("JSON-RPC params")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut paths = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "arguments" {
+                map.next_value_seed(Walk {
+                    path: "",
+                    found: &mut paths,
+                })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(paths)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Message.visit_seq(seq)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+}
+
+/// Any value under `arguments`: every object's keys are checked for repeats, at any depth.
+struct Walk<'a> {
+    path: &'a str,
+    found: &'a mut Vec<String>,
+}
+
+impl Walk<'_> {
+    fn child(&self, step: &str) -> String {
+        if self.path.is_empty() {
+            step.to_owned()
+        } else {
+            format!("{}.{step}", self.path)
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let path = self.child(&key);
+            map.next_value_seed(Walk {
+                path: &path,
+                found: self.found,
+            })?;
+            if !seen.insert(key) {
+                self.found.push(path);
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0usize;
+        loop {
+            let path = format!("{}[{index}]", self.path);
+            let walk = Walk {
+                path: &path,
+                found: self.found,
+            };
+            if seq.next_element_seed(walk)?.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// The axum middleware for an HTTP transport's MCP endpoint: a POST body is read (at most
+/// `limit` bytes, else 413 as rmcp answers), marked, and handed on.
+pub async fn mark_http_body(
+    limit: usize,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let (mut parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return too_large(limit).into_response();
+    };
+    let body = match mark_duplicate_arguments(&bytes) {
+        Some(marked) => {
+            parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+            axum::body::Body::from(marked)
+        }
+        None => axum::body::Body::from(bytes),
+    };
+    next.run(axum::extract::Request::from_parts(parts, body)).await
+}
+
+/// The answer to a body over the limit, worded as rmcp words it.
+pub fn too_large(limit: usize) -> (axum::http::StatusCode, String) {
+    (
+        axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+        format!("Payload Too Large: request body exceeds {limit} bytes"),
+    )
+}
+
+/// Standard input for the stdio transport, each line (one JSON-RPC message) marked.
+pub fn marked_stdin() -> impl tokio::io::AsyncRead + Send + Unpin + 'static {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (mut writer, reader) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let written = match mark_duplicate_arguments(&line) {
+                Some(mut marked) => {
+                    marked.push(b'\n');
+                    writer.write_all(&marked).await
+                }
+                None => writer.write_all(&line).await,
+            };
+            if written.is_err() {
+                break;
+            }
+        }
+        let _ = writer.shutdown().await;
+    });
+    reader
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marked(message: &str) -> Option<Value> {
+        mark_duplicate_arguments(message.as_bytes())
+            .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[test]
+    fn clean_and_malformed_messages_pass_unchanged() {
+        for message in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1,"b":{"a":2}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+            r#"{"params":{"arguments":{"a":1,"a":2}"#,
+            "not json",
+            r#"{"a":1,"a":2}"#,
+        ] {
+            assert_eq!(marked(message), None, "{message}");
+        }
+    }
+
+    #[test]
+    fn repeated_argument_keys_are_marked_at_any_depth() {
+        let value = marked(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"traceparent":"x"},"arguments":{"incident_id":"42","incident_id":42,"f":[{"x":1,"x":2}]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            value["params"]["_meta"],
+            serde_json::json!({"traceparent": "x", DUPLICATE_KEYS_META: ["incident_id", "f[0].x"]})
+        );
+        assert_eq!(value["params"]["arguments"]["incident_id"], 42);
+    }
+
+    #[test]
+    fn batches_are_marked_per_item() {
+        let value = marked(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"a":1,"a":1}}}]"#,
+        )
+        .unwrap();
+        assert!(value[0]["params"].get("_meta").is_none());
+        assert_eq!(value[1]["params"]["_meta"][DUPLICATE_KEYS_META], serde_json::json!(["a"]));
+    }
+}
