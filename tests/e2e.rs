@@ -152,11 +152,13 @@ fn assert_audit(path: &Path) {
         .collect();
     let mut expected = vec!["ok", "ok"];
     expected.extend(["invalid_arguments"; 8]);
-    expected.push("not_found");
+    expected.extend(["not_found", "unknown_tool"]);
     assert_eq!(
         outcomes, expected,
-        "one record per call, unknown tools excluded"
+        "one record per call, unknown tools included"
     );
+    let unknown = records.last().unwrap();
+    assert_eq!(unknown["tool"], "restart_service");
     let keys: Vec<&str> = records[0].keys().map(String::as_str).collect();
     // Seed 004's fields exactly (the list the verifier reads; audit.rs pins it literally).
     assert_eq!(keys, harness_runtime::audit::RECORD_FIELDS);

@@ -317,7 +317,8 @@ pub async fn mark_http_body(
         }
         None => axum::body::Body::from(bytes),
     };
-    next.run(axum::extract::Request::from_parts(parts, body)).await
+    next.run(axum::extract::Request::from_parts(parts, body))
+        .await
 }
 
 /// The answer to a body over the limit, worded as rmcp words it.
@@ -400,6 +401,9 @@ mod tests {
         )
         .unwrap();
         assert!(value[0]["params"].get("_meta").is_none());
-        assert_eq!(value[1]["params"]["_meta"][DUPLICATE_KEYS_META], serde_json::json!(["a"]));
+        assert_eq!(
+            value[1]["params"]["_meta"][DUPLICATE_KEYS_META],
+            serde_json::json!(["a"])
+        );
     }
 }

@@ -209,22 +209,37 @@ fn envelope_message<'m>(
         return message;
     };
     let frame = serde_json::to_string(&ErrorEnvelope::new(code, "", trace_id))
-        .map_or(0, |text| text.chars().count());
-    let escaped_chars = |text: &str| serde_json::to_string(text).map_or(0, |t| t.chars().count() - 2);
-    let mut budget = max_chars.saturating_sub(frame as u64);
-    // JSON escapes make the text longer than the message; shrink until it fits.
-    while escaped_chars(&message) as u64 > budget {
-        let Some(capped) = chars::cap_text(&message, budget) else {
-            break;
-        };
-        let over = (escaped_chars(&capped) as u64).saturating_sub(budget);
-        message = Cow::Owned(capped);
-        if over == 0 || budget == 0 {
-            break;
-        }
-        budget = budget.saturating_sub(over);
+        .map_or(0, |text| text.chars().count() as u64);
+    let budget = max_chars.saturating_sub(frame);
+    // What the message costs inside the envelope's JSON text: escapes make it longer.
+    let cost = |text: &str| serde_json::to_string(text).map_or(0, |t| t.chars().count() as u64 - 2);
+    if cost(&message) <= budget {
+        return message;
     }
-    message
+    let mut keep = budget;
+    loop {
+        let cut = match chars::cap_text(&message, keep) {
+            Some(cut) if cut.chars().count() as u64 <= keep => cut,
+            // Too small a budget for the marker: a bare cut with an ellipsis.
+            _ => short_cut(&message, keep),
+        };
+        let over = cost(&cut).saturating_sub(budget);
+        if over == 0 || keep == 0 {
+            return Cow::Owned(cut);
+        }
+        keep = keep.saturating_sub(over);
+    }
+}
+
+/// The first `keep` characters of `text`, the last three of them an ellipsis when they fit.
+fn short_cut(text: &str, keep: u64) -> String {
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    if keep < 3 {
+        return text.chars().take(keep).collect();
+    }
+    let mut cut: String = text.chars().take(keep - 3).collect();
+    cut.push_str("...");
+    cut
 }
 
 impl Pipeline {
@@ -360,9 +375,10 @@ impl Pipeline {
         let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone());
         // The body is built inside the guarded future so a panic while constructing it is
         // caught too.
-        let guarded =
-            AssertUnwindSafe(panic_capture::in_body(async move { body(args, context).await }))
-                .catch_unwind();
+        let guarded = AssertUnwindSafe(panic_capture::in_body(
+            async move { body(args, context).await },
+        ))
+        .catch_unwind();
         let timed = async {
             match guards.timeout_ms {
                 Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
@@ -382,7 +398,14 @@ impl Pipeline {
             None => {
                 let ms = guards.timeout_ms.unwrap_or_default();
                 let message = format!("Tool call timed out after {ms} ms.");
-                Outcome::envelope(guards, codes::TIMEOUT, &message, trace_id, "timeout", args_json)
+                Outcome::envelope(
+                    guards,
+                    codes::TIMEOUT,
+                    &message,
+                    trace_id,
+                    "timeout",
+                    args_json,
+                )
             }
             Some(Err(panic)) => {
                 tracing::error!(
@@ -648,7 +671,7 @@ fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
 /// The JSON-RPC error (-32602) for a tool name the server does not publish: the name is
 /// sanitized and quoted at most 40 characters, like every client string in a message.
 pub fn unknown_tool(name: &str) -> ErrorData {
-    let shown = quote_client_text(&strip::sanitize(name, true));
+    let shown = quote_client_text(name);
     ErrorData::invalid_params(format!("unknown tool: {shown}"), None)
 }
 

@@ -166,11 +166,21 @@ mod tests {
     #[test]
     fn anything_after_a_bracketed_address_but_a_port_is_refused() {
         let security = loopback(None);
-        for host in ["[::1]evil.example", "[::1]:80evil", "[::1", "[::1]:", "localhost:80:80"] {
+        for host in [
+            "[::1]evil.example",
+            "[::1]:80evil",
+            "[::1",
+            "[::1]:",
+            "localhost:80:80",
+        ] {
             let refused = security.refusal(&headers(&[(header::HOST, host)]));
             assert_eq!(refused, Some(StatusCode::FORBIDDEN), "Host: {host}");
         }
-        for origin in ["http://[::1]evil.example", "http://[::1]evil.example:80", "http://[::1]:8765x"] {
+        for origin in [
+            "http://[::1]evil.example",
+            "http://[::1]evil.example:80",
+            "http://[::1]:8765x",
+        ] {
             let refused = security.refusal(&headers(&[
                 (header::HOST, "[::1]:8765"),
                 (header::ORIGIN, origin),
@@ -178,7 +188,10 @@ mod tests {
             assert_eq!(refused, Some(StatusCode::FORBIDDEN), "Origin: {origin}");
         }
         assert_eq!(
-            security.refusal(&headers(&[(header::HOST, "[::1]:8765"), (header::ORIGIN, "http://[::1]:3000")])),
+            security.refusal(&headers(&[
+                (header::HOST, "[::1]:8765"),
+                (header::ORIGIN, "http://[::1]:3000")
+            ])),
             None
         );
     }

@@ -9,6 +9,8 @@ use std::fmt;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::guards::strip::sanitize;
+
 /// A JSON object, as MCP passes tool arguments.
 pub type JsonObject = serde_json::Map<String, Value>;
 
@@ -52,8 +54,9 @@ impl fmt::Display for ArgPath<'_> {
 /// A property name in a path: a client may send any key, so at most [`QUOTE_LIMIT`]
 /// characters of it are echoed back.
 fn write_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    let name = sanitize(name, true);
     match name.char_indices().nth(QUOTE_LIMIT) {
-        None => f.write_str(name),
+        None => f.write_str(&name),
         Some((cut, _)) => write!(f, "{}...", &name[..cut]),
     }
 }
@@ -160,9 +163,11 @@ pub trait FromArguments: Sized {
 /// Longest piece of a client-sent string quoted back in an error message.
 pub const QUOTE_LIMIT: usize = 40;
 
-/// A client-sent string quoted for an error message: at most [`QUOTE_LIMIT`] characters,
-/// then its length.
+/// A client-sent string quoted for an error message: sanitized like tool output (so it
+/// cannot carry markup into the message around it), at most [`QUOTE_LIMIT`] characters, then
+/// its length.
 pub fn quote_client_text(text: &str) -> String {
+    let text = sanitize(text, true);
     match text.char_indices().nth(QUOTE_LIMIT) {
         None => format!("{text:?}"),
         Some((cut, _)) => format!(
@@ -447,7 +452,10 @@ mod tests {
         let message = errors.to_string();
         assert_eq!(errors.errors().len(), REPORTED_ERRORS);
         assert_eq!(errors.omitted(), 1_001 - REPORTED_ERRORS);
-        assert!(message.starts_with(&format!("{}...: unknown field", "k".repeat(40))), "{message}");
+        assert!(
+            message.starts_with(&format!("{}...: unknown field", "k".repeat(40))),
+            "{message}"
+        );
         assert!(message.ends_with("; and 981 more"), "{message}");
         assert!(message.len() < 2_000, "{} bytes", message.len());
     }

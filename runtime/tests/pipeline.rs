@@ -229,3 +229,98 @@ async fn a_traceparent_names_the_call() {
         "0af7651916cd43dd8448eb211c80319c"
     );
 }
+
+#[tokio::test]
+async fn repeated_argument_keys_are_refused_before_the_body_runs() {
+    let (pipeline, audit) = audited();
+    let runs = AtomicU32::new(0);
+    let body = |_: NoArguments, _: CallContext| async {
+        runs.fetch_add(1, Ordering::SeqCst);
+        Ok::<_, ToolError>("ran")
+    };
+    let call = call(json!({})).with_duplicate_keys(vec!["incident_id".into(), "f[0].x".into()]);
+    let result = pipeline.run(0, call, body).await.unwrap();
+    assert_eq!(structured(&result)["error_code"], "InvalidArguments");
+    assert_eq!(
+        structured(&result)["message"],
+        "invalid arguments: incident_id: duplicate key; each argument may appear once; \
+         f[0].x: duplicate key; each argument may appear once"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    assert_eq!(audit_lines(&audit)[0]["outcome"], "invalid_arguments");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_audited_and_its_name_quoted_short_and_clean() {
+    let (pipeline, audit) = audited();
+    let name = format!("<SYSTEM>x</SYSTEM>restart\u{202e}{}", "z".repeat(100_000));
+    let error = pipeline.unknown_tool(&name, call(json!({"a": 1})));
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert_eq!(
+        error.message,
+        format!(
+            "unknown tool: {:?}... (100007 characters)",
+            format!("restart{}", "z".repeat(33))
+        )
+    );
+    let lines = audit_lines(&audit);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["outcome"], "unknown_tool");
+    assert_eq!(lines[0]["error_code"], "UnknownTool");
+    assert_eq!(lines[0]["tool"], format!("restart{}...", "z".repeat(33)));
+    assert_eq!(
+        lines[0]["args_sha256"],
+        harness_runtime::audit::args_sha256(&json!({"a": 1}))
+    );
+}
+
+#[tokio::test]
+async fn error_envelopes_obey_the_tools_caps() {
+    let pipeline = Pipeline::new(&SERVER, &TOOLS);
+    // "limited" caps at 2 lines and 100 characters; its first call is admitted.
+    let body = |_: NoArguments, _: CallContext| async {
+        Err::<Value, _>(ToolError::new(
+            "E",
+            format!("one\ntwo\nthree\n{}", "\"quoted\" ".repeat(2_000)),
+        ))
+    };
+    let result = pipeline.run(2, call(json!({})), body).await.unwrap();
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(
+        text.chars().count() <= 100,
+        "{} chars: {text}",
+        text.chars().count()
+    );
+    let message = structured(&result)["message"].as_str().unwrap();
+    assert!(message.starts_with("one\ntwo"), "{message}");
+    assert!(!message.contains("three"), "{message}");
+    // Over its rate limit now: the refusal is held to the same caps.
+    let refused = pipeline
+        .run(2, call(json!({"k".repeat(10_000): 1})), body)
+        .await
+        .unwrap();
+    let text = &refused.content[0].as_text().unwrap().text;
+    assert!(text.chars().count() <= 100, "{text}");
+}
+
+#[tokio::test]
+async fn a_huge_unknown_key_is_echoed_at_most_forty_characters() {
+    let pipeline = Pipeline::new(&SERVER, &TOOLS);
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("<a></a>".repeat(80_000), json!(1));
+    for index in 0..10_000 {
+        arguments.insert(format!("k{index}"), json!(1));
+    }
+    let body = |_: NoArguments, _: CallContext| async { Ok::<_, ToolError>("ran") };
+    let result = pipeline
+        .run(
+            0,
+            Call::new(Some(arguments), None, CancellationToken::new()),
+            body,
+        )
+        .await
+        .unwrap();
+    let message = structured(&result)["message"].as_str().unwrap();
+    assert!(message.len() < 2_000, "{} bytes", message.len());
+    assert!(message.ends_with("and 9981 more"), "{message}");
+}

@@ -153,6 +153,84 @@ async def test_stateless_replicas_share_nothing() -> None:
                 assert reply["result"]["structuredContent"]["incident_id"] == 42, reply
 
 
+# Duplicate keys cannot be written with a JSON library; these bodies are raw text.
+DUPLICATE_CALL = (
+    '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_incident_snapshot",'
+    '"arguments":{"incident_id":"42","incident_id":42}}}'
+)
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def assert_duplicate_refused(reply: dict, transport: str) -> None:
+    assert reply.get("id") == 7, (transport, reply)
+    result = reply["result"]
+    envelope = result["structuredContent"]
+    assert result["isError"] is True and envelope["error_code"] == "InvalidArguments", (transport, reply)
+    assert "incident_id: duplicate key" in envelope["message"], (transport, envelope)
+
+
+def sse_data(text: str) -> list[dict]:
+    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+
+
+async def test_duplicate_argument_keys_are_refused_on_every_transport() -> None:
+    audit = Path(tempfile.mkdtemp()) / "audit.jsonl"
+    stdio = subprocess.Popen([SERVER, "serve", "--transport", "stdio", "--audit-path", str(audit)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out, _ = stdio.communicate("\n".join([INITIALIZE, INITIALIZED, DUPLICATE_CALL]) + "\n", timeout=20)
+    replies = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert_duplicate_refused(replies[-1], "stdio")
+    assert [json.loads(line)["outcome"] for line in audit.read_text().splitlines()] == ["invalid_arguments"]
+
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}
+    async with http_server(SERVER, "streamable-http", "--stateless") as port:
+        reply = httpx.post(f"http://127.0.0.1:{port}/mcp", content=DUPLICATE_CALL, headers=headers, timeout=5)
+        assert_duplicate_refused(reply.json(), "stateless streamable HTTP")
+    async with http_server(SERVER, "streamable-http") as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        opened = httpx.post(url, content=INITIALIZE, headers=headers, timeout=5)
+        session = {**headers, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        httpx.post(url, content=INITIALIZED, headers=session, timeout=5)
+        reply = httpx.post(url, content=DUPLICATE_CALL, headers=session, timeout=5)
+        assert_duplicate_refused(sse_data(reply.text)[-1], "streamable HTTP")
+    async with http_server(SERVER, "sse") as port:
+        with httpx.stream("GET", f"http://127.0.0.1:{port}/mcp/sse", timeout=10) as stream:
+            lines = stream.iter_lines()
+            endpoint = next(line[5:].strip() for line in lines if line.startswith("data:"))
+            post_url = f"http://127.0.0.1:{port}{endpoint}"
+            for body in (INITIALIZE, INITIALIZED, DUPLICATE_CALL):
+                accepted = httpx.post(post_url, content=body, headers={"Content-Type": "application/json"}, timeout=5)
+                assert accepted.status_code == 202, accepted
+            for line in lines:
+                if line.startswith("data:") and '"id":7' in line:
+                    assert_duplicate_refused(json.loads(line[5:]), "legacy SSE")
+                    break
+
+
+async def test_sse_posts_need_json_within_the_body_limit() -> None:
+    async with http_server(SERVER, "sse") as port:
+        with httpx.stream("GET", f"http://127.0.0.1:{port}/mcp/sse", timeout=10) as stream:
+            endpoint = next(line[5:].strip() for line in stream.iter_lines() if line.startswith("data:"))
+            post_url = f"http://127.0.0.1:{port}{endpoint}"
+            plain = httpx.post(post_url, content=INITIALIZE, headers={"Content-Type": "text/plain"}, timeout=5)
+            assert plain.status_code == 415, plain
+            huge = httpx.post(post_url, content=b" " * (5 * 1024 * 1024) + INITIALIZE.encode(),
+                              headers={"Content-Type": "application/json"}, timeout=10)
+            assert huge.status_code == 413, huge
+
+
+async def test_a_bracketed_host_followed_by_anything_is_refused() -> None:
+    for transport, path in (("streamable-http", "/mcp"), ("sse", "/mcp/sse")):
+        async with http_server(SERVER, transport) as port:
+            url = f"http://127.0.0.1:{port}{path}"
+            for headers in ({"Host": "[::1]evil.example"}, {"Origin": "http://[::1]evil.example"}):
+                response = httpx.get(url, headers=headers, timeout=5)
+                assert response.status_code == 403, (transport, headers, response)
+
+
 async def main() -> int:
     tests = [value for name, value in globals().items() if name.startswith("test_")]
     for test in tests:

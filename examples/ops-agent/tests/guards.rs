@@ -408,3 +408,74 @@ async fn sigterm_lets_in_flight_calls_finish_and_keeps_their_audit() {
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["outcome"], "timeout");
 }
+
+/// A panic storm with `RUST_BACKTRACE=1`: each panic is one log line with its trace id and
+/// location, and no backtrace is printed (resolving them grew the server fivefold).
+#[test]
+fn body_panics_log_one_line_with_the_trace_id_and_no_backtrace() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    const PANICS: usize = 50;
+    let audit = scratch_dir("panic-log").join("audit.jsonl");
+    let mut child = Command::new(SERVER)
+        .args(["serve", "--transport", "stdio", "--audit-path"])
+        .arg(&audit)
+        .env("RUST_BACKTRACE", "1")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("server starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "panic-log", "version": "0"}}})
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    for id in 1..=PANICS {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "simulate_fault", "arguments": {"kind": "panic"}}});
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    let mut replies = 0;
+    while replies < PANICS + 1 && stdout.read_line(&mut line).unwrap() > 0 {
+        replies += 1;
+        line.clear();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("the server exits");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(!log.contains("stack backtrace"), "{log}");
+    assert!(
+        !log.contains("panicked at"),
+        "the default hook stayed silent: {log}"
+    );
+    let panic_lines: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("tool body panicked"))
+        .collect();
+    assert_eq!(panic_lines.len(), PANICS, "{log}");
+    for line in panic_lines {
+        assert!(
+            line.contains("trace_id=\"mcp-") || line.contains("trace_id=mcp-"),
+            "{line}"
+        );
+        assert!(
+            line.contains("simulate_fault.rs:"),
+            "the location is logged: {line}"
+        );
+    }
+}

@@ -353,10 +353,7 @@ mod tests {
 
     #[test]
     fn nested_blocks_of_one_name_end_at_their_own_close() {
-        assert_eq!(
-            strip_tag_blocks("<a><a>PWNED</a>PWNED</a> after"),
-            " after"
-        );
+        assert_eq!(strip_tag_blocks("<a><a>PWNED</a>PWNED</a> after"), " after");
         assert_eq!(strip_tag_blocks("<a><b>x</a>y</b> after"), "y after");
     }
 
@@ -405,15 +402,24 @@ mod tests {
 
     #[test]
     fn removes_every_default_ignorable_and_invisible_character() {
-        let smuggled: String = "ignore".chars().map(|c| char::from_u32(0xe0000 + c as u32).unwrap()).collect();
+        let smuggled: String = "ignore"
+            .chars()
+            .map(|c| char::from_u32(0xe0000 + c as u32).unwrap())
+            .collect();
         for (input, expected) in [
             (format!("a{smuggled}b"), "ab"),
             ("soft\u{ad}hyphen".to_owned(), "softhyphen"),
             ("cgj\u{34f}x".to_owned(), "cgjx"),
             ("vs\u{fe0f}\u{e0100}x".to_owned(), "vsx"),
             ("old\u{206a}\u{206f}x".to_owned(), "oldx"),
-            ("hangul\u{115f}\u{1160}\u{3164}\u{ffa0}x".to_owned(), "hangulx"),
-            ("line\u{2028}sep\u{2029}para\u{85}nel".to_owned(), "line\nsep\npara\nnel"),
+            (
+                "hangul\u{115f}\u{1160}\u{3164}\u{ffa0}x".to_owned(),
+                "hangulx",
+            ),
+            (
+                "line\u{2028}sep\u{2029}para\u{85}nel".to_owned(),
+                "line\nsep\npara\nnel",
+            ),
         ] {
             assert_eq!(strip_hidden(&input), expected, "{input:?}");
         }
@@ -421,14 +427,14 @@ mod tests {
 
     #[test]
     fn the_hidden_set_is_unicodes_default_ignorables_and_controls() {
-        let oracle = Regex::new(r"^(?:\p{Default_Ignorable_Code_Point}|\p{Cc}|[\x{fff9}-\x{fffb}])$")
-            .unwrap();
+        let oracle =
+            Regex::new(r"^(?:\p{Default_Ignorable_Code_Point}|\p{Cc}|[\x{fff9}-\x{fffb}])$")
+                .unwrap();
         for code in 0..=0x10ffff_u32 {
             let Some(c) = char::from_u32(code) else {
                 continue;
             };
-            let expected =
-                oracle.is_match(c.encode_utf8(&mut [0; 4])) && c != '\n' && c != '\t';
+            let expected = oracle.is_match(c.encode_utf8(&mut [0; 4])) && c != '\n' && c != '\t';
             assert_eq!(is_hidden_char(c), expected, "U+{code:04X}");
         }
     }

@@ -1,0 +1,252 @@
+//! The tag strip against an adversarial corpus (tests/corpus/adversarial.jsonl: tag tricks,
+//! nesting, splicing, case, confusables, control and invisible characters, huge inputs,
+//! JSON-looking payloads, plain "ignore previous instructions" text), run through the real
+//! pipeline as a text result, inside a structured result and as a tool's error message; and
+//! its invariants as properties: a fixed point whose output holds no construct it removes.
+
+use std::sync::LazyLock;
+
+use harness_runtime::__private::*;
+use harness_runtime::audit::{AuditSpec, FsyncPolicy};
+use harness_runtime::guards::strip::{sanitize, strip_hidden};
+use proptest::prelude::*;
+use regex::Regex;
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// Every construct the strip removes, written independently of its state machine.
+static CONSTRUCT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)<[a-z][a-z0-9_.:-]*(?:[\s/][^<>]*)?>",
+        r"|</[a-z][a-z0-9_.:-]*\s*>",
+        r"|<!--",
+        r"|<!\[CDATA\[",
+        r"|<\|[a-z0-9_.:-]{1,64}\|>",
+    ))
+    .unwrap()
+});
+
+/// Every character the strip removes (or turns into a newline).
+static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"[\p{Cc}&&[^\n\t]]|\p{Default_Ignorable_Code_Point}|[\x{2028}\x{2029}\x{fff9}-\x{fffb}]",
+    )
+    .unwrap()
+});
+
+fn leaks(output: &str) -> Option<String> {
+    if let Some(found) = CONSTRUCT.find(output) {
+        return Some(format!("construct {:?}", found.as_str()));
+    }
+    HIDDEN
+        .find(output)
+        .map(|found| format!("hidden character {:?}", found.as_str()))
+}
+
+const SERVER: ServerSpec = ServerSpec {
+    name: "adversarial",
+    version: "0",
+    title: None,
+    instructions: None,
+    transport: TransportSpec::stdio(),
+    audit: AuditSpec {
+        path: "",
+        schema_version: 1,
+        trace_id: true,
+        error_code: true,
+        fsync: FsyncPolicy::Never,
+    },
+    manifest_sha256: "",
+};
+
+static TOOLS: [ToolSpec; 1] = [ToolSpec {
+    name: "echo",
+    title: None,
+    description: "returns its input",
+    input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+    annotations: AnnotationSpec {
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    },
+    guards: GuardSpec {
+        rate_limit: None,
+        timeout_ms: None,
+        catch_unhandled: true,
+        tabular: None,
+        max_lines: None,
+        strip_xml: true,
+        max_chars: None,
+    },
+}];
+
+struct Entry {
+    line: usize,
+    category: String,
+    input: String,
+    left: bool,
+    expect: Option<String>,
+}
+
+fn corpus() -> Vec<Entry> {
+    let text = include_str!("corpus/adversarial.jsonl");
+    text.lines()
+        .enumerate()
+        .map(|(index, line)| {
+            let value: Value = serde_json::from_str(line).expect("corpus line is JSON");
+            let input = value["input"].as_str().expect("input").repeat(
+                value
+                    .get("repeat")
+                    .and_then(Value::as_u64)
+                    .map_or(1, |n| n as usize),
+            );
+            Entry {
+                line: index + 1,
+                category: value["category"].as_str().expect("category").to_owned(),
+                input,
+                left: value.get("left").and_then(Value::as_bool).unwrap_or(false),
+                expect: value
+                    .get("expect")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            }
+        })
+        .collect()
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result.content[0].as_text().expect("text").text.clone()
+}
+
+/// The three ways an untrusted string reaches the model: as the result, inside a
+/// structured result, and as the message of a tool's error.
+async fn through_pipeline(pipeline: &Pipeline, input: &str) -> [String; 3] {
+    let run = |output: Result<Value, ToolError>| async {
+        let call = Call::new(None, None, CancellationToken::new());
+        let result = pipeline
+            .run(0, call, |_: NoArguments, _| async move { output })
+            .await
+            .expect("a tool result");
+        result
+    };
+    let plain = run(Ok(Value::String(input.to_owned()))).await;
+    let structured = run(Ok(json!({"log": input, input: 1}))).await;
+    let error = run(Err(ToolError::new("E", input.to_owned()))).await;
+    let structured_value = structured.structured_content.clone().expect("structured");
+    let error_message = error.structured_content.as_ref().expect("envelope")["message"]
+        .as_str()
+        .expect("message")
+        .to_owned();
+    [
+        text_of(&plain),
+        serde_json::to_string(&structured_value).unwrap() + &text_of(&structured),
+        error_message,
+    ]
+}
+
+#[tokio::test]
+async fn the_adversarial_corpus_has_no_passthrough() {
+    let pipeline = Pipeline::new(&SERVER, &TOOLS);
+    let entries = corpus();
+    assert!(entries.len() >= 150, "{} strings", entries.len());
+    let mut passthrough = Vec::new();
+    for entry in &entries {
+        for (form, output) in ["text", "structured", "error"]
+            .into_iter()
+            .zip(through_pipeline(&pipeline, &entry.input).await)
+        {
+            let problem = leaks(&output)
+                .or_else(|| {
+                    (!entry.left && output.contains("PWNED")).then(|| "payload kept".to_owned())
+                })
+                .or_else(|| {
+                    let expected = entry.expect.as_deref().filter(|_| form != "structured");
+                    expected
+                        .filter(|expected| output != *expected)
+                        .map(|expected| format!("expected {expected:?}"))
+                })
+                .or_else(|| {
+                    (entry.left && form != "structured" && output != entry.input)
+                        .then(|| "a form left on purpose was changed".to_owned())
+                });
+            if let Some(problem) = problem {
+                let shown: String = output.chars().take(80).collect();
+                passthrough.push(format!(
+                    "line {} ({}, {form}): {problem}: {shown:?}",
+                    entry.line, entry.category
+                ));
+            }
+        }
+    }
+    println!(
+        "adversarial corpus: {} strings, {} passthrough",
+        entries.len(),
+        passthrough.len()
+    );
+    assert!(passthrough.is_empty(), "{}", passthrough.join("\n"));
+}
+
+/// Inputs built from the pieces constructs are made of, so splices and nestings are common.
+fn markup() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("<"),
+        Just(">"),
+        Just("</"),
+        Just("/>"),
+        Just("/"),
+        Just("a"),
+        Just("A"),
+        Just("b"),
+        Just("SYSTEM"),
+        Just(" "),
+        Just("x=\"1\""),
+        Just("<!--"),
+        Just("-->"),
+        Just("-"),
+        Just("!"),
+        Just("<![CDATA["),
+        Just("]]>"),
+        Just("<|"),
+        Just("|>"),
+        Just("|"),
+        Just("\u{200b}"),
+        Just("\u{1b}["),
+        Just("\u{1b}]"),
+        Just("m"),
+        Just("\u{7}"),
+        Just("\u{e0041}"),
+        Just("é"),
+        Just("\n"),
+    ];
+    prop::collection::vec(piece, 0..48).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn the_strip_is_a_fixed_point_and_leaves_no_construct(input in markup()) {
+        let once = sanitize(&input, true).into_owned();
+        prop_assert_eq!(sanitize(&once, true), once.as_str());
+        prop_assert_eq!(leaks(&once), None, "input {:?} gave {:?}", input, once);
+    }
+
+    #[test]
+    fn the_strip_only_removes(input in markup()) {
+        let visible = strip_hidden(&input).into_owned();
+        let once = sanitize(&input, true);
+        let mut rest = visible.chars();
+        for c in once.chars() {
+            prop_assert!(rest.any(|kept| kept == c), "{:?} is not a subsequence of {:?}", once, visible);
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_and_stays_clean(input in any::<String>()) {
+        let once = sanitize(&input, true).into_owned();
+        prop_assert_eq!(sanitize(&once, true), once.as_str());
+        prop_assert_eq!(leaks(&once), None);
+    }
+}
