@@ -203,7 +203,12 @@ fn read_limited(path: &Path, what: &str, limit: usize) -> Checked<Vec<u8>> {
 /// Parses the audit file at `path` strictly.
 pub fn strict_audit(spec: &VerifierSpec, path: &Path) -> Checked<Vec<AuditEntry>> {
     let bytes = read_limited(path, "MCP audit", MAX_AUDIT_BYTES)?;
-    let Ok(text) = String::from_utf8(bytes) else {
+    parse_audit(spec, &bytes)
+}
+
+/// Parses an audit file's contents strictly (at most [`MAX_AUDIT_BYTES`] are read from disk).
+pub fn parse_audit(spec: &VerifierSpec, bytes: &[u8]) -> Checked<Vec<AuditEntry>> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
         return infra("audit is not UTF-8");
     };
     if text.starts_with('\u{feff}') {
@@ -364,7 +369,20 @@ pub fn strict_state(
     if bytes.is_empty() {
         return infra(format!("state file {} is empty", path.display()));
     }
-    let Ok(text) = std::str::from_utf8(&bytes) else {
+    parse_state(&bytes, fields, require, expect)
+}
+
+/// Checks a state file's contents, as [`strict_state`] does.
+pub fn parse_state(
+    bytes: &[u8],
+    fields: &[(&str, FieldType)],
+    require: &[(&str, &str)],
+    expect: &[(&str, &str)],
+) -> Checked<()> {
+    if bytes.is_empty() {
+        return infra("state file is empty");
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
         return infra("state file is not UTF-8");
     };
     let state = match strict_json::parse(text) {

@@ -4,45 +4,14 @@
 //! pipeline as a text result, inside a structured result and as a tool's error message; and
 //! its invariants as properties: a fixed point whose output holds no construct it removes.
 
-use std::sync::LazyLock;
-
 use harness_runtime::__private::*;
 use harness_runtime::audit::{AuditSpec, FsyncPolicy};
 use harness_runtime::guards::strip::{sanitize, strip_hidden};
+use harness_runtime::guards::strip_oracle::find_leak;
 use proptest::prelude::*;
-use regex::Regex;
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-
-/// Every construct the strip removes, written independently of its state machine.
-static CONSTRUCT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i)<[a-z][a-z0-9_.:-]*(?:[\s/][^<>]*)?>",
-        r"|</[a-z][a-z0-9_.:-]*\s*>",
-        r"|<!--",
-        r"|<!\[CDATA\[",
-        r"|<\|[a-z0-9_.:-]{1,64}\|>",
-    ))
-    .unwrap()
-});
-
-/// Every character the strip removes (or turns into a newline).
-static HIDDEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"[\p{Cc}&&[^\n\t]]|\p{Default_Ignorable_Code_Point}|[\x{2028}\x{2029}\x{fff9}-\x{fffb}]",
-    )
-    .unwrap()
-});
-
-fn leaks(output: &str) -> Option<String> {
-    if let Some(found) = CONSTRUCT.find(output) {
-        return Some(format!("construct {:?}", found.as_str()));
-    }
-    HIDDEN
-        .find(output)
-        .map(|found| format!("hidden character {:?}", found.as_str()))
-}
 
 const SERVER: ServerSpec = ServerSpec {
     name: "adversarial",
@@ -125,11 +94,10 @@ fn text_of(result: &CallToolResult) -> String {
 async fn through_pipeline(pipeline: &Pipeline, input: &str) -> [String; 3] {
     let run = |output: Result<Value, ToolError>| async {
         let call = Call::new(None, None, CancellationToken::new());
-        let result = pipeline
+        pipeline
             .run(0, call, |_: NoArguments, _| async move { output })
             .await
-            .expect("a tool result");
-        result
+            .expect("a tool result")
     };
     let plain = run(Ok(Value::String(input.to_owned()))).await;
     let structured = run(Ok(json!({"log": input, input: 1}))).await;
@@ -157,7 +125,7 @@ async fn the_adversarial_corpus_has_no_passthrough() {
             .into_iter()
             .zip(through_pipeline(&pipeline, &entry.input).await)
         {
-            let problem = leaks(&output)
+            let problem = find_leak(&output)
                 .or_else(|| {
                     (!entry.left && output.contains("PWNED")).then(|| "payload kept".to_owned())
                 })
@@ -230,7 +198,7 @@ proptest! {
     fn the_strip_is_a_fixed_point_and_leaves_no_construct(input in markup()) {
         let once = sanitize(&input, true).into_owned();
         prop_assert_eq!(sanitize(&once, true), once.as_str());
-        prop_assert_eq!(leaks(&once), None, "input {:?} gave {:?}", input, once);
+        prop_assert_eq!(find_leak(&once), None, "input {:?} gave {:?}", input, once);
     }
 
     #[test]
@@ -247,6 +215,6 @@ proptest! {
     fn arbitrary_text_never_panics_and_stays_clean(input in any::<String>()) {
         let once = sanitize(&input, true).into_owned();
         prop_assert_eq!(sanitize(&once, true), once.as_str());
-        prop_assert_eq!(leaks(&once), None);
+        prop_assert_eq!(find_leak(&once), None);
     }
 }

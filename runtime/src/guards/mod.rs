@@ -5,6 +5,7 @@ pub mod chars;
 pub mod lines;
 pub mod rate_limit;
 pub mod strip;
+pub mod strip_oracle;
 pub mod tabular;
 
 use std::borrow::Cow;

@@ -64,8 +64,35 @@ pub fn is_line_separator(c: char) -> bool {
     matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+/// True when `text` holds nothing [`strip_hidden`] changes: one pass over the bytes, which
+/// decodes only non-ASCII characters.
+fn is_clean(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if byte.is_ascii() {
+            if byte.is_ascii_control() && byte != b'\n' && byte != b'\t' {
+                return false;
+            }
+            at += 1;
+            continue;
+        }
+        let c = text[at..].chars().next().expect("at a char boundary");
+        if is_hidden_char(c) || is_line_separator(c) {
+            return false;
+        }
+        at += c.len_utf8();
+    }
+    true
+}
+
 /// Removes ANSI escapes and hidden characters; other line separators become `\n`.
 pub fn strip_hidden(text: &str) -> Cow<'_, str> {
+    // Every escape starts with a control character, so clean text has none.
+    if is_clean(text) {
+        return Cow::Borrowed(text);
+    }
     let without_ansi = if text.contains(ESCAPE_STARTS) {
         ANSI.replace_all(text, "")
     } else {
@@ -146,6 +173,7 @@ enum Step {
     Complete(Construct),
 }
 
+#[inline(always)]
 fn step(partial: Partial, byte: u8) -> Step {
     use Partial::*;
     let next = match (partial, byte) {
@@ -288,15 +316,14 @@ pub fn strip_tag_blocks(text: &str) -> Cow<'_, str> {
             }
             Step::Complete(construct) => {
                 changed = true;
-                let name = tag_name(&out[start..]).to_vec();
-                out.truncate(start);
-                partial = shadowed.pop();
                 if matches!(
                     construct,
                     Construct::Open | Construct::Comment | Construct::Cdata
                 ) {
-                    at = end_of_block(bytes, at, construct, &name);
+                    at = end_of_block(bytes, at, construct, tag_name(&out[start..]));
                 }
+                out.truncate(start);
+                partial = shadowed.pop();
             }
         }
     }
