@@ -11,7 +11,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(entries) = parse_audit(&VERIFIER, data) {
         assert!(data.is_empty() || data.ends_with(b"\n"));
         for entry in entries {
-            assert!(VERIFIER.outcomes.contains(&entry.outcome.as_str()), "{entry:?}");
+            assert!(
+                VERIFIER.outcomes.contains(&entry.outcome.as_str()),
+                "{entry:?}"
+            );
             assert!(
                 VERIFIER.tools.contains(&entry.tool.as_str()) || entry.outcome == "unknown_tool",
                 "{entry:?}"

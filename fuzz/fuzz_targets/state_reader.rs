@@ -21,6 +21,9 @@ fuzz_target!(|data: &[u8]| {
     );
     if passed.is_ok() {
         let value: Value = serde_json::from_slice(data).expect("a passed state file is JSON");
-        assert_eq!(value, json!({"restart_request_present": false, "schema_version": 1}));
+        assert_eq!(
+            value,
+            json!({"restart_request_present": false, "schema_version": 1})
+        );
     }
 });
