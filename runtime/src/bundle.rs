@@ -105,10 +105,18 @@ pub fn write_bundle(
         return Err(BundleError::NotEmpty(out.to_owned()));
     }
     let mut written = Vec::new();
+    let ledger = spec
+        .files
+        .iter()
+        .find(|file| file.path == LEDGER)
+        .map(|file| with_binary_digest(file.contents, spec.binary_paths, &executable));
     let files = spec
         .files
         .iter()
-        .map(|file| (file.path, file.contents.as_bytes(), file.executable))
+        .map(|file| match (&ledger, file.path == LEDGER) {
+            (Some(ledger), true) => (file.path, ledger.as_bytes(), file.executable),
+            _ => (file.path, file.contents.as_bytes(), file.executable),
+        })
         .chain(
             spec.binary_paths
                 .iter()
@@ -132,9 +140,50 @@ pub fn write_bundle(
     Ok(written)
 }
 
+/// The lowercase hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// The fairness ledger's path inside the bundle.
+const LEDGER: &str = "ledger.json";
+
+/// The generated ledger with the sidecar binary's sha256 added: the binary is built after the
+/// code is generated, so only `bundle --out` knows it.
+fn with_binary_digest(ledger: &str, paths: &[&str], binary: &[u8]) -> String {
+    let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str(ledger) else {
+        return ledger.to_owned();
+    };
+    object.insert(
+        "binary".to_owned(),
+        serde_json::json!({
+            "paths": paths,
+            "sha256": sha256_hex(binary),
+            "bytes": binary.len(),
+        }),
+    );
+    let mut text =
+        serde_json::to_string_pretty(&serde_json::Value::Object(object)).expect("plain JSON");
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_static_elf;
+    use super::{is_static_elf, with_binary_digest};
+
+    #[test]
+    fn the_ledger_gets_the_binarys_digest() {
+        let ledger = with_binary_digest("{\"schema_version\": 1}\n", &["tests/x"], b"abc");
+        let value: serde_json::Value = serde_json::from_str(&ledger).unwrap();
+        assert_eq!(
+            value["binary"]["sha256"],
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(value["binary"]["paths"][0], "tests/x");
+        assert_eq!(value["schema_version"], 1);
+    }
 
     #[test]
     fn recognises_this_test_binary() {

@@ -289,14 +289,22 @@ fn audit_record(
         ));
     }
     let timestamp = text("timestamp")?;
-    if timestamp.parse::<jiff::Timestamp>().is_err() {
+    // The writer spells `T` and `Z` in capitals; RFC 3339 allows lower case, but seed 004's
+    // reader (Python's fromisoformat) refuses `z`, so neither case is taken.
+    if timestamp.contains(['t', 'z']) || timestamp.parse::<jiff::Timestamp>().is_err() {
         return infra(format!(
             "audit line {number}: timestamp {timestamp:?} is not RFC 3339 with a time zone"
         ));
     }
     let call_id = text("call_id")?;
     match uuid::Uuid::parse_str(call_id) {
-        Ok(id) if id.get_version_num() == 4 && id.hyphenated().to_string() == call_id => {}
+        // Version 4 of the RFC 4122 variant, as seed 004's `UUID(...).version == 4` demands
+        // (Python reports no version for another variant), in the writer's own spelling:
+        // lower case, hyphenated, no braces or urn: prefix.
+        Ok(id)
+            if id.get_version_num() == 4
+                && id.get_variant() == uuid::Variant::RFC4122
+                && id.hyphenated().to_string() == call_id => {}
         _ => {
             return infra(format!(
                 "audit line {number}: call_id {call_id:?} is not a UUIDv4"

@@ -10,7 +10,8 @@ use regex::Regex;
 
 use crate::diagnostics::{Diagnostic, ManifestPath};
 use crate::manifest::bundle::{
-    Agent, Artifact, Compose, EnvironmentMode, McpTransport, NetworkMode, Skill, Task, Verifier,
+    Agent, Artifact, Compose, EnvironmentMode, McpTransport, NetworkMode, Sidecar, Skill, Task,
+    Verifier,
 };
 use crate::manifest::{Manifest, TransportKind};
 
@@ -41,13 +42,31 @@ pub struct BundleModel {
     pub health_path: String,
     /// The sidecar's transport as `serve --transport` names it.
     pub sidecar_transport: &'static str,
-    /// The sidecar's writable log directory (the audit file's directory, a tmpfs).
+    /// The sidecar's writable log directory (the audit file's directory, a named volume).
     pub log_dir: String,
     /// The audit file.
     pub audit_path: String,
-    /// Whether any phase asks for a non-public network, so Harbor adds its egress overlay
-    /// and every service shares one loopback.
+    /// Whether Harbor adds its egress overlay (a phase run in the agent's environment is not
+    /// public), so every service shares one loopback; otherwise services meet on Compose's
+    /// network by name.
     pub overlay: bool,
+    /// Where the sidecar listens inside its container: the manifest's bind under the overlay
+    /// (one shared loopback), the same port on every interface otherwise (main reaches it by
+    /// its service name).
+    pub sidecar_listen: SocketAddr,
+}
+
+/// The sidecar's listening address for the topology: see [`BundleModel::sidecar_listen`].
+fn sidecar_listen(bind: SocketAddr, overlay: bool) -> SocketAddr {
+    if overlay || !bind.ip().is_loopback() {
+        return bind;
+    }
+    let any: IpAddr = if bind.is_ipv4() {
+        std::net::Ipv4Addr::UNSPECIFIED.into()
+    } else {
+        std::net::Ipv6Addr::UNSPECIFIED.into()
+    };
+    SocketAddr::new(any, bind.port())
 }
 
 /// A skill with its body.
@@ -94,16 +113,17 @@ pub(crate) fn build(
 
     lint.task_name(task);
     let instruction = lint.instruction(task, base_dir, inputs);
+    // Harbor 0.18 (environments/docker/docker.py, trial/trial.py) adds its egress overlay to
+    // the agent's environment when the environment's startup policy or a phase run in it is
+    // not public: the agent phase always, the verifier phase only when it shares the
+    // environment. A separate verifier's policy applies to its own environment.
+    let shared_verifier = verifier.environment_mode != Some(EnvironmentMode::Separate);
     let overlay = [
         environment.network_mode,
         agent.network_mode,
-        verifier.network_mode,
+        verifier.network_mode.filter(|_| shared_verifier),
     ]
     .into_iter()
-    .chain([verifier
-        .environment
-        .as_ref()
-        .and_then(|env| env.network_mode)])
     .flatten()
     .any(|mode| mode != NetworkMode::Public);
     lint.allowed_hosts(
@@ -142,7 +162,7 @@ pub(crate) fn build(
             .help("set kind = \"streamable-http\" (or \"sse\")"),
         );
     }
-    lint.mcp_servers(manifest, bind);
+    lint.mcp_servers(manifest, bind, overlay);
     lint.topology(compose, bind, overlay);
     let skills = lint.skills(
         &manifest.skills,
@@ -151,7 +171,7 @@ pub(crate) fn build(
         inputs,
     );
     lint.artifacts(&manifest.artifacts);
-    lint.collect(&verifier);
+    lint.collect(&verifier, &compose.sidecar);
     let (log_dir, audit_path) = lint.audit_dir(manifest);
 
     Some(BundleModel {
@@ -164,6 +184,7 @@ pub(crate) fn build(
         skills: skills?,
         artifacts: manifest.artifacts.clone(),
         sidecar_bind: bind,
+        sidecar_listen: sidecar_listen(bind, overlay),
         mcp_path: manifest.transport.path.clone(),
         health_path: manifest.transport.health_path.clone(),
         sidecar_transport: match manifest.transport.kind {
@@ -281,7 +302,7 @@ impl Lints<'_> {
         }
     }
 
-    fn mcp_servers(&mut self, manifest: &Manifest, bind: SocketAddr) {
+    fn mcp_servers(&mut self, manifest: &Manifest, bind: SocketAddr, overlay: bool) {
         let Some(environment) = &manifest.environment else {
             return;
         };
@@ -328,27 +349,37 @@ impl Lints<'_> {
                 );
             }
             if let Some(url) = &server.url {
-                self.mcp_url(url, transport, manifest, bind, &path.key("url"));
+                self.mcp_url(url, transport, manifest, bind, overlay, &path.key("url"));
             }
         }
     }
 
-    /// The url an agent gets must reach the sidecar: same loopback port and path, and a
-    /// transport the sidecar serves.
+    /// The url an agent gets must reach the sidecar: its port and path, on the shared
+    /// loopback under the egress overlay, by its service name on Compose's network otherwise;
+    /// and a transport the sidecar serves.
     fn mcp_url(
         &mut self,
         url: &str,
         transport: McpTransport,
         manifest: &Manifest,
         bind: SocketAddr,
+        overlay: bool,
         path: &ManifestPath,
     ) {
+        let sidecar = manifest
+            .compose
+            .as_ref()
+            .map_or("", |compose| compose.sidecar.name.as_str());
         // The legacy transport's stream is at <path>/sse; streamable HTTP is at <path>.
         let endpoint = match transport {
             McpTransport::Sse => format!("{}/sse", manifest.transport.path.trim_end_matches('/')),
             _ => manifest.transport.path.clone(),
         };
-        let expected = format!("http://{bind}{endpoint}");
+        let expected = if overlay {
+            format!("http://{bind}{endpoint}")
+        } else {
+            format!("http://{sidecar}:{}{endpoint}", bind.port())
+        };
         let parsed = url.strip_prefix("http://").and_then(|rest| {
             rest.split_once('/')
                 .map(|(authority, tail)| (authority, format!("/{tail}")))
@@ -358,11 +389,11 @@ impl Lints<'_> {
                 .rsplit_once(':')
                 .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)))
                 .is_some_and(|(host, port)| {
-                    port == bind.port()
-                        && (host == "localhost"
-                            || host.parse::<IpAddr>().is_ok_and(|ip| {
-                                ip == bind.ip() || (ip.is_loopback() && bind.ip().is_loopback())
-                            }))
+                    let loopback = host == "localhost"
+                        || host.parse::<IpAddr>().is_ok_and(|ip| {
+                            ip == bind.ip() || (ip.is_loopback() && bind.ip().is_loopback())
+                        });
+                    port == bind.port() && if overlay { loopback } else { host == sidecar }
                 });
             port_ok && tail == endpoint
         });
@@ -372,7 +403,11 @@ impl Lints<'_> {
                     path.clone(),
                     format!("MCP url `{url}` does not reach the sidecar"),
                 )
-                .label("not the sidecar's bind and path")
+                .label(if overlay {
+                    "not the sidecar's bind and path on the shared loopback"
+                } else {
+                    "every phase is public: no egress overlay, so no shared loopback"
+                })
                 .help(format!(
                     "the sidecar serves {expected} ([transport] bind and path)"
                 )),
@@ -591,13 +626,25 @@ impl Lints<'_> {
         }
     }
 
-    fn collect(&mut self, verifier: &Verifier) {
+    fn collect(&mut self, verifier: &Verifier, sidecar: &Sidecar) {
         for (index, hook) in verifier.collect.iter().enumerate() {
             let path = ManifestPath::root()
                 .key("verifier")
                 .key("collect")
                 .index(index);
             self.service_name(&hook.service, &path.key("service"));
+            // Harbor runs a sidecar's hook as `sh -c` inside it; the generated sidecar image
+            // is FROM scratch, with no shell.
+            if hook.service == sidecar.name && sidecar.image.is_none() {
+                self.error(
+                    Diagnostic::value(
+                        path.key("service"),
+                        format!("a collect hook cannot run in `{}`", sidecar.name),
+                    )
+                    .label("the sidecar image is FROM scratch: no shell to run the hook")
+                    .help("run the hook in main (service = \"main\"), or collect the sidecar's files as [[artifacts]] with service = the sidecar"),
+                );
+            }
         }
     }
 
@@ -615,7 +662,7 @@ impl Lints<'_> {
     }
 
     /// The audit file must live in a directory of its own, which becomes the sidecar's only
-    /// writable place (a tmpfs) under its read-only root.
+    /// writable place (a named volume, which Harbor can copy out) under its read-only root.
     fn audit_dir(&mut self, manifest: &Manifest) -> (Option<String>, String) {
         let audit = &manifest.audit.path;
         let dir = Path::new(audit)
@@ -627,7 +674,7 @@ impl Lints<'_> {
                 self.error(
                     Diagnostic::value(ManifestPath::root().key("audit").key("path"), format!("audit path `{audit}` has no directory of its own"))
                         .label("the sidecar's root is read-only")
-                        .help("use an absolute path inside a directory that becomes the sidecar's tmpfs, e.g. /var/log/monitor-mcp/audit.jsonl"),
+                        .help("use an absolute path inside a directory that becomes the sidecar's log volume, e.g. /var/log/monitor-mcp/audit.jsonl"),
                 );
                 (None, audit.clone())
             }

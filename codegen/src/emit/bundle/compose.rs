@@ -10,7 +10,13 @@ use crate::model::bundle::BundleModel;
 #[derive(Serialize)]
 struct ComposeFile {
     services: BTreeMap<String, Service>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    volumes: BTreeMap<String, Volume>,
 }
+
+/// A named volume with Compose's defaults.
+#[derive(Serialize)]
+struct Volume {}
 
 #[derive(Default, Serialize)]
 struct Service {
@@ -24,8 +30,8 @@ struct Service {
     user: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     read_only: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tmpfs: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    volumes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cap_drop: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,7 +51,15 @@ struct Service {
 #[derive(Serialize)]
 struct Build {
     context: String,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    args: BTreeMap<String, String>,
 }
+
+/// The build argument main's Dockerfile takes its base image from, and the environment
+/// variable that overrides it (a local image where no registry is reachable).
+pub const MAIN_BASE_IMAGE_ARG: &str = "MAIN_BASE_IMAGE";
+/// See [`MAIN_BASE_IMAGE_ARG`].
+pub const MAIN_BASE_IMAGE_ENV: &str = "HARNESS_MAIN_BASE_IMAGE";
 
 #[derive(Serialize)]
 struct DependsOn {
@@ -61,16 +75,35 @@ struct Healthcheck {
     start_period: String,
 }
 
-/// The text of docker-compose.yaml: main waits for the healthy sidecar; the sidecar runs the
-/// server on the loopback bind with a read-only root, a tmpfs log directory, no published
-/// ports, no capabilities and a healthcheck that runs the binary itself.
+/// The text of docker-compose.yaml. main is built from environment/ (so the file also runs
+/// alone, as `make demo` does; Harbor's own base file names the same context), kept alive,
+/// and waits for the healthy sidecar. The sidecar runs the server with a read-only root, its
+/// log directory on a named volume (Harbor copies artifacts out with `docker compose cp`,
+/// which cannot read a tmpfs), no published ports, no capabilities, and a healthcheck that
+/// runs the binary itself.
 pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let sidecar = &bundle.compose.sidecar;
     let binary = super::binary_name(bundle);
-    let health_url = format!("http://{}{}", bundle.sidecar_bind, bundle.health_path);
+    let health_url = format!(
+        "http://{}{}",
+        super::health_address(bundle),
+        bundle.health_path
+    );
     let uid = sidecar.uid;
+    let log_volume = format!("{}-logs", sidecar.name);
     let mut services = BTreeMap::new();
     let main = Service {
+        build: Some(Build {
+            context: ".".into(),
+            args: BTreeMap::from([(
+                MAIN_BASE_IMAGE_ARG.to_owned(),
+                format!(
+                    "${{{MAIN_BASE_IMAGE_ENV}:-{}}}",
+                    bundle.compose.main.base_image
+                ),
+            )]),
+        }),
+        command: Some(vec!["sleep".into(), "infinity".into()]),
         depends_on: BTreeMap::from([(
             sidecar.name.clone(),
             DependsOn {
@@ -86,6 +119,7 @@ pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
             None,
             Some(Build {
                 context: format!("./{}", sidecar.name),
+                args: BTreeMap::new(),
             }),
         ),
     };
@@ -100,16 +134,13 @@ pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
                 "--transport".into(),
                 bundle.sidecar_transport.into(),
                 "--bind".into(),
-                bundle.sidecar_bind.to_string(),
+                bundle.sidecar_listen.to_string(),
                 "--audit-path".into(),
                 bundle.audit_path.clone(),
             ]),
             user: Some(format!("{uid}:{uid}")),
             read_only: Some(sidecar.read_only),
-            tmpfs: Some(vec![format!(
-                "{}:uid={uid},gid={uid},mode=0700",
-                bundle.log_dir
-            )]),
+            volumes: vec![format!("{log_volume}:{}", bundle.log_dir)],
             cap_drop: Some(vec!["ALL".into()]),
             security_opt: Some(vec!["no-new-privileges:true".into()]),
             healthcheck: Some(Healthcheck {
@@ -135,6 +166,7 @@ pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
                 image: service.image.clone(),
                 build: service.build.as_ref().map(|context| Build {
                     context: context.clone(),
+                    args: BTreeMap::new(),
                 }),
                 environment: service.environment.clone(),
                 networks: service.networks.clone(),
@@ -143,7 +175,9 @@ pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
             },
         );
     }
-    let yaml = serde_yaml_ng::to_string(&ComposeFile { services }).expect("compose is plain YAML");
+    let volumes = BTreeMap::from([(log_volume, Volume {})]);
+    let yaml = serde_yaml_ng::to_string(&ComposeFile { services, volumes })
+        .expect("compose is plain YAML");
     format!(
         "# @generated by harness-codegen from {}. Do not edit: change the manifest and rebuild.\n{yaml}",
         options.manifest_name

@@ -9,7 +9,7 @@ use crate::emit::bundle::templated::DEFAULT_VERIFIER_IMAGE;
 use crate::emit::schema::input_schema;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
-use crate::model::verifier::{canonical_json, sha256_hex};
+use crate::model::verifier::{CheckModel, canonical_json, sha256_hex};
 
 /// Drops nulls, as rmcp omits unset optional fields.
 fn without_nulls(value: Value) -> Option<Value> {
@@ -63,8 +63,10 @@ fn published_tools(model: &Model) -> Value {
     without_nulls(tools).unwrap_or(Value::Array(Vec::new()))
 }
 
-/// The text of ledger.json.
-pub fn ledger_json(model: &Model, bundle: &BundleModel) -> String {
+/// The text of ledger.json. `shipped` holds the bundle's other files, so each skill's digest
+/// is of the SKILL.md the agent reads. `bundle --out` adds the sidecar binary's digest, which
+/// is known only once the binary is built.
+pub fn ledger_json(model: &Model, bundle: &BundleModel, shipped: &[(String, String)]) -> String {
     let tools = published_tools(model);
     let budgets: serde_json::Map<String, Value> = model
         .tools
@@ -89,6 +91,27 @@ pub fn ledger_json(model: &Model, bundle: &BundleModel) -> String {
     let phase = |mode: Option<crate::manifest::bundle::NetworkMode>, hosts: &[String]| json!({"network_mode": mode, "allowed_hosts": hosts});
     let (env, agent, verifier) = (&bundle.environment, &bundle.agent, &bundle.verifier);
     let sidecar = &bundle.compose.sidecar;
+    let skill_digest = |name: &str| {
+        let path = format!("environment/skills/{name}/SKILL.md");
+        shipped
+            .iter()
+            .find(|(shipped, _)| *shipped == path)
+            .map(|(_, text)| sha256_hex(text))
+    };
+    // The call budget the verifier enforces (its call_budget checks), so a run's
+    // conditions can be compared without reading the verifier.
+    let call_budgets: Vec<Value> = model
+        .verifier
+        .checks
+        .iter()
+        .filter_map(|check| match check {
+            CheckModel::CallBudget {
+                max_calls,
+                forbid_outcomes,
+            } => Some(json!({"max_calls": max_calls, "forbid_outcomes": forbid_outcomes})),
+            _ => None,
+        })
+        .collect();
     let ledger = json!({
         "schema_version": 1,
         "server": {
@@ -102,6 +125,7 @@ pub fn ledger_json(model: &Model, bundle: &BundleModel) -> String {
         "tools": model.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
         "tools_sha256": sha256_hex(&canonical_json(&tools)),
         "budgets": budgets,
+        "call_budget": call_budgets,
         "network": {
             "environment": phase(env.network_mode, &env.allowed_hosts),
             "agent": phase(agent.network_mode, &agent.allowed_hosts),
@@ -109,7 +133,7 @@ pub fn ledger_json(model: &Model, bundle: &BundleModel) -> String {
             "verifier_environment": verifier.environment.as_ref().map(|e| phase(e.network_mode, &e.allowed_hosts)),
             "egress_overlay": bundle.overlay,
         },
-        "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": sha256_hex(&skill.body)})).collect::<Vec<_>>(),
+        "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": skill_digest(&skill.name)})).collect::<Vec<_>>(),
         "images": {
             "main": bundle.compose.main.base_image,
             "sidecar": sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name)),

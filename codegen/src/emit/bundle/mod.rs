@@ -30,11 +30,26 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
             "environment/docker-compose.yaml".to_owned(),
             compose::compose_yaml(bundle, options),
         ),
-        ("ledger.json".to_owned(), ledger::ledger_json(model, bundle)),
     ];
     files.extend(templated::files(model, bundle, options));
+    let ledger = ledger::ledger_json(model, bundle, &files);
+    files.push(("ledger.json".to_owned(), ledger));
     files.sort();
     files
+}
+
+/// Where the sidecar's own healthcheck reaches it: its listening port on loopback.
+pub fn health_address(bundle: &BundleModel) -> std::net::SocketAddr {
+    let listen = bundle.sidecar_listen;
+    if !listen.ip().is_unspecified() {
+        return listen;
+    }
+    let loopback: std::net::IpAddr = if listen.is_ipv4() {
+        std::net::Ipv4Addr::LOCALHOST.into()
+    } else {
+        std::net::Ipv6Addr::LOCALHOST.into()
+    };
+    std::net::SocketAddr::new(loopback, listen.port())
 }
 
 /// Where the server binary goes: the sidecar's build context (unless it runs a pinned

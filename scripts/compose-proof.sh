@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# The generated Harbor task, run for real under a Docker engine through the steps of a Harbor
+# 0.18 trial, in Harbor's order, and judged by its own verifier:
+#   1. engine, Compose and local base images (scripts/docker-engine.sh; no registry is needed);
+#   2. the static binary and `bundle --out`;
+#   3. the compose files Harbor would pass, computed by Harbor's own code
+#      (scripts/harbor_compose.py: its base file, the task's file, its egress-control file and
+#      the services overlay `_write_egress_control_services_compose_file()` writes);
+#   4. per case: build (zero pulls), up, wait for health, [environment.healthcheck] in main, a
+#      scripted agent session from main's network namespace through the official Python MCP
+#      client, [[verifier.collect]] in main, [[artifacts]] copied out with `docker cp` as
+#      Harbor's `compose cp` does, down; then tests/test.sh in the verifier image with no
+#      network and the artifacts at their source paths, and the reward it wrote.
+# Cases: a good run (reward 1); candidate failures (reward 0): no incident-42 summary call,
+# over the call budget, past the rate limit; missing evidence (the audit not collected): an
+# infrastructure failure with no reward. The good run also reads the live hardening off the
+# running containers.
+#
+# Registry images are replaced by local ones, never by editing generated files: main's base
+# through HARNESS_MAIN_BASE_IMAGE (a build argument in the generated compose file), the
+# verifier's through --build-arg VERIFIER_BASE_IMAGE, both set to a Debian bookworm root with
+# python3 (debootstrap) laid out like python:3.12-slim; Harbor's egress-control sidecar (gost
+# + nftables, FROM a registry image) by a stand-in under the exact tag Harbor looks for, with
+# network_mode none: one network namespace with only loopback, which is what its deny-all
+# gives the task's containers.
+#
+#   ./scripts/compose-proof.sh              # every case
+#   PROOF_CASES="good" ./scripts/compose-proof.sh
+#   COMPOSE="docker-compose" ./scripts/compose-proof.sh   # Compose v1 (1.29) instead of v2
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+started=$(date +%s)
+
+eval "$(./scripts/docker-engine.sh)"
+base_image=${HARNESS_BASE_IMAGE:-harness-local/debian-python:bookworm}
+python_image=harness-local/python:3.12-slim
+work=$root/target/compose-proof
+cases=${PROOF_CASES:-good no_summary over_budget rate_limited audit_not_collected}
+if [ -n "${COMPOSE:-}" ]; then
+    read -r -a compose_cmd <<<"$COMPOSE"
+elif docker compose version >/dev/null 2>&1; then
+    compose_cmd=(docker compose)
+else
+    compose_cmd=(docker-compose)
+fi
+
+log() { echo "proof: $*" >&2; }
+fail() {
+    log "FAILED: $*"
+    exit 1
+}
+
+python=""
+for candidate in python3.12 /root/.pyenv/versions/3.12*/bin/python3 python3.13 /root/.pyenv/versions/3.13*/bin/python3; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+        && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+        python="$candidate"
+        break
+    fi
+done
+[ -n "$python" ] || fail "Harbor needs Python >= 3.12"
+venv=$root/target/harbor-venv
+if ! "$venv/bin/python" -c 'import harbor' 2>/dev/null; then
+    "$python" -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check harbor==0.18.0
+fi
+mcp_venv=$root/target/mcp-venv
+if ! "$mcp_venv/bin/python" -c 'import mcp, httpx' 2>/dev/null; then
+    "$python" -m venv "$mcp_venv"
+    "$mcp_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1
+fi
+
+# python:3.12-slim's layout on the local Debian root: the task's hooks call
+# /usr/local/bin/python3 and its healthcheck `python`.
+if ! docker image inspect "$python_image" >/dev/null 2>&1; then
+    printf 'FROM %s\nRUN ln -sf /usr/bin/python3 /usr/local/bin/python3 && ln -sf /usr/bin/python3 /usr/local/bin/python\n' "$base_image" \
+        | docker build -q -t "$python_image" - >/dev/null
+fi
+
+log "building the static binary and the bundle"
+static_target=x86_64-unknown-linux-gnu
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p mcp-agent-harness
+binary=$root/target/$static_target/release/mcp-agent-harness
+rm -rf "$work"
+mkdir -p "$work"
+"$binary" bundle --out "$work/task" >"$work/bundle.out"
+task=$work/task
+"$venv/bin/python" scripts/harbor_compose.py "$task" "$work/compose.json"
+field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v,str) else json.dumps(v))' "$work/compose.json" "$1"; }
+egress=$(field egress)
+[ "$egress" = true ] || fail "the default task should run under Harbor's egress overlay"
+egress_image=$(field egress_image)
+project_dir=$(field project_directory)
+mapfile -t compose_files < <("$python" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["files"]))' "$work/compose.json")
+# Harbor's variables for compose (CONTEXT_DIR, MAIN_IMAGE_NAME, the sidecar image, limits).
+while IFS='=' read -r name value; do
+    export "$name=$value"
+done < <("$python" -c 'import json,sys; [print(f"{k}={v}") for k,v in json.load(open(sys.argv[1]))["env"].items()]' "$work/compose.json")
+export HARNESS_MAIN_BASE_IMAGE=$python_image
+
+# The egress-control sidecar's stand-in, under the tag Harbor checks before building its own.
+if ! docker image inspect "$egress_image" >/dev/null 2>&1; then
+    standin=$work/egress-standin
+    mkdir -p "$standin"
+    cat >"$standin/entrypoint.sh" <<'SH'
+#!/bin/sh
+# Stand-in for Harbor's egress-control sidecar: its namespace has only loopback
+# (network_mode none), which is what the deny-all policy leaves the task's containers.
+touch /tmp/harbor-docker-egress-control-sidecar.ready
+exec sleep infinity
+SH
+    printf 'FROM %s\nCOPY entrypoint.sh /opt/egress-sidecar/entrypoint.sh\nRUN chmod 0755 /opt/egress-sidecar/entrypoint.sh\n' "$python_image" >"$standin/Dockerfile"
+    docker build -q -t "$egress_image" "$standin" >/dev/null
+fi
+cat >"$work/proof-override.yaml" <<'YAML'
+# The proof's only addition to Harbor's compose files: the egress stand-in has no network.
+services:
+  harbor-docker-egress-control-sidecar:
+    network_mode: none
+YAML
+
+project=harness-proof
+compose() {
+    local args=(--project-name "$project" --project-directory "$project_dir")
+    for file in "${compose_files[@]}" "$work/proof-override.yaml"; do
+        args+=(-f "$file")
+    done
+    "${compose_cmd[@]}" "${args[@]}" "$@"
+}
+container() { compose ps -q "$1"; }
+toml() { "$python" -c 'import json,sys,tomllib; print(json.dumps(tomllib.load(open(sys.argv[1],"rb"))))' "$task/task.toml"; }
+sidecar=$("$python" -c 'import json,sys; c=json.load(sys.stdin); print([a["service"] for a in c["artifacts"] if a.get("service","main")!="main"][0])' <<<"$(toml)")
+mcp_url=$("$python" -c 'import json,sys; print(json.load(sys.stdin)["environment"]["mcp_servers"][0]["url"])' <<<"$(toml)")
+healthcheck=$("$python" -c 'import json,sys; print(json.load(sys.stdin)["environment"]["healthcheck"]["command"])' <<<"$(toml)")
+workdir=$("$python" -c 'import json,sys; print(json.load(sys.stdin)["environment"]["workdir"])' <<<"$(toml)")
+
+log "building the images (no pulls) with ${compose_cmd[*]}"
+build_started=$(date +%s)
+compose build --quiet >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "compose build"; }
+log "built in $(($(date +%s) - build_started)) s"
+
+verifier_image=harness-proof-verifier
+docker build -q --build-arg "VERIFIER_BASE_IMAGE=$python_image" -t "$verifier_image" "$task/tests" >/dev/null \
+    || fail "the verifier image does not build"
+
+wait_healthy() {
+    local id=$1 status
+    for _ in $(seq 1 90); do
+        # A container without a healthcheck counts once it runs.
+        status=$(docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}-unchecked{{end}}' "$id")
+        case "$status" in
+            healthy | running-unchecked) return 0 ;;
+            unhealthy | exited* | dead*) return 1 ;;
+        esac
+        sleep 1
+    done
+    return 1
+}
+
+# The live hardening of the running sidecar and the shared namespace.
+check_hardening() {
+    local mcp=$1 egress_id=$2 pid
+    [ "$(docker inspect -f '{{.HostConfig.ReadonlyRootfs}}' "$mcp")" = true ] || fail "the sidecar's root is writable"
+    echo probe >"$work/probe"
+    if docker cp "$work/probe" "$mcp:/probe" 2>/dev/null; then fail "a write to the sidecar's root succeeded"; fi
+    pid=$(docker inspect -f '{{.State.Pid}}' "$mcp")
+    grep -Eq '^Uid:\s+10001\s+10001\s+10001\s+10001' "/proc/$pid/status" || fail "the sidecar does not run as 10001"
+    grep -Eq '^CapEff:\s+0+$' "/proc/$pid/status" || fail "the sidecar has capabilities"
+    grep -Eq '^CapBnd:\s+0+$' "/proc/$pid/status" || fail "the sidecar's bounding set is not empty"
+    grep -Eq '^NoNewPrivs:\s+1$' "/proc/$pid/status" || fail "no-new-privileges is off"
+    for id in $(compose ps -q); do
+        [ -z "$(docker inspect -f '{{range $port, $bindings := .NetworkSettings.Ports}}{{if $bindings}}{{$port}} {{end}}{{end}}' "$id")" ] \
+            || fail "a port is published by $id"
+    done
+    local links
+    links=$(nsenter -t "$(docker inspect -f '{{.State.Pid}}' "$egress_id")" -n ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
+    [ "$links" = "lo " ] || fail "the shared namespace has interfaces besides loopback: $links"
+    local host_ip
+    host_ip=$(ip -o -4 route get 1.1.1.1 2>/dev/null | awk '{for (i=1;i<=NF;i++) if ($i=="src") print $(i+1)}')
+    for target in 1.1.1.1:53 "${host_ip:-10.0.0.1}:22" 172.17.0.1:2375; do
+        if nsenter -t "$pid" -n timeout 3 bash -c "exec 3<>/dev/tcp/${target%:*}/${target#*:}" 2>/dev/null; then
+            fail "$target is reachable from the shared namespace"
+        fi
+    done
+    log "hardening: read-only root (a write fails), uid 10001, no capabilities, no-new-privileges, no published port, only loopback, nothing beyond it reachable"
+}
+
+run_case() {
+    local case=$1 agent=$1 out=$work/cases/$1
+    [ "$case" = audit_not_collected ] && agent=good
+    mkdir -p "$out/artifacts"
+    compose down --volumes --remove-orphans >/dev/null 2>&1 || true
+    local up_args=(up --detach)
+    [ "${compose_cmd[*]}" = "docker compose" ] && up_args+=(--pull never)
+    compose "${up_args[@]}" >"$out/up.log" 2>&1 || { cat "$out/up.log"; fail "$case: compose up"; }
+    local main mcp egress_id
+    main=$(container main)
+    mcp=$(container "$sidecar")
+    egress_id=$(container harbor-docker-egress-control-sidecar)
+    wait_healthy "$mcp" || { docker logs "$mcp" 2>&1 | tail -20; fail "$case: the sidecar never became healthy"; }
+    wait_healthy "$main" || fail "$case: main is not running"
+    docker exec -u root "$main" bash -c 'mkdir -p /logs/agent /logs/verifier /logs/artifacts && chmod 777 /logs/agent /logs/verifier /logs/artifacts'
+    docker exec "$main" bash -c "$healthcheck" || fail "$case: [environment.healthcheck] failed in main"
+    [ "$case" = good ] && check_hardening "$mcp" "$egress_id"
+    # The agent: the official Python MCP client in main's network namespace.
+    nsenter -t "$(docker inspect -f '{{.State.Pid}}' "$main")" -n \
+        "$mcp_venv/bin/python" "$root/scripts/proof_agent.py" "$mcp_url" "$agent" >"$out/report.json" \
+        || fail "$case: the agent session failed"
+    docker exec -i -u 1000 "$main" sh -c "cat > $workdir/final-report.json" <"$out/report.json"
+    # [[verifier.collect]] in main, then main's artifacts, then main stops (separate verifier),
+    # then the sidecar's artifacts, then down: Harbor's order.
+    "$python" -c 'import json,sys; [print(json.dumps(h)) for h in json.load(sys.stdin)["verifier"].get("collect",[])]' <<<"$(toml)" \
+        | while read -r hook; do
+            local user command
+            user=$("$python" -c 'import json,sys; print(json.loads(sys.argv[1]).get("user","root"))' "$hook")
+            command=$("$python" -c 'import json,sys; print(json.loads(sys.argv[1])["command"])' "$hook")
+            docker exec -w "$workdir" -u "$user" "$main" bash -c "$command" || fail "$case: a collect hook failed"
+        done
+    copy_artifacts main "$main" "$out/artifacts"
+    compose stop main >/dev/null 2>&1
+    if [ "$case" != audit_not_collected ]; then
+        copy_artifacts "$sidecar" "$mcp" "$out/artifacts"
+    fi
+    compose down --volumes --remove-orphans >/dev/null 2>&1
+    verify "$case" "$out"
+}
+
+copy_artifacts() {
+    local service=$1 id=$2 into=$3
+    "$python" -c 'import json,sys; [print(a["source"]) for a in json.load(sys.stdin)["artifacts"] if a.get("service","main")==sys.argv[1]]' "$service" <<<"$(toml)" \
+        | while read -r source; do
+            mkdir -p "$into$(dirname "$source")"
+            docker cp "$id:$source" "$into$source" >/dev/null || fail "cannot copy $source out of $service"
+        done
+}
+
+# tests/test.sh in the verifier image: no network, artifacts at their source paths.
+verify() {
+    local case=$1 out=$2 id status
+    id=$(docker create --network none -u root "$verifier_image" sh -c 'mkdir -p /logs/verifier && (/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1')
+    tar -C "$out/artifacts" -cf - . | docker cp - "$id:/"
+    docker start -a "$id" >/dev/null 2>&1 || true
+    status=$(docker inspect -f '{{.State.ExitCode}}' "$id")
+    docker cp "$id:/logs/verifier/test-stdout.txt" "$out/test-stdout.txt" >/dev/null 2>&1 || true
+    rm -f "$out/reward.json"
+    docker cp "$id:/logs/verifier/reward.json" "$out/reward.json" >/dev/null 2>&1 || true
+    docker rm -f "$id" >/dev/null
+    local reward=none
+    [ -f "$out/reward.json" ] && reward=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["reward"])' "$out/reward.json")
+    local expected
+    case "$case" in
+        good) expected=1 ;;
+        audit_not_collected) expected=none ;;
+        *) expected=0 ;;
+    esac
+    log "$case: test.sh exit $status, reward $reward ($(tail -n 1 "$out/test-stdout.txt" 2>/dev/null))"
+    [ "$reward" = "$expected" ] || { cat "$out/test-stdout.txt" 2>/dev/null; fail "$case: expected reward $expected, got $reward"; }
+}
+
+for case in $cases; do
+    case_started=$(date +%s)
+    run_case "$case"
+    log "$case: passed in $(($(date +%s) - case_started)) s"
+done
+log "every case passed in $(($(date +%s) - started)) s"
