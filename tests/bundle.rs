@@ -38,7 +38,10 @@ fn compose_file_follows_the_compose_specification() {
     // The log directory is a named volume, not a tmpfs: `docker compose cp` (how Harbor
     // collects a sidecar's artifacts) cannot read a tmpfs.
     assert!(sidecar.get("tmpfs").is_none(), "no tmpfs");
-    assert_eq!(sidecar["volumes"][0], "monitor-mcp-logs:/var/log/monitor-mcp");
+    assert_eq!(
+        sidecar["volumes"][0],
+        "monitor-mcp-logs:/var/log/monitor-mcp"
+    );
     assert!(compose["volumes"]["monitor-mcp-logs"].is_object());
     // main also builds from the file alone (Harbor's base file names the same context).
     assert_eq!(compose["services"]["main"]["build"]["context"], ".");
@@ -169,4 +172,134 @@ fn health_command_checks_a_live_server() {
         "not a health endpoint"
     );
     drop(server);
+}
+
+/// harness.toml with its tables edited: every phase's network policy, and the MCP url.
+fn manifest_with(edit: impl FnOnce(&mut toml::Table)) -> String {
+    let mut manifest: toml::Table = std::fs::read_to_string("harness.toml")
+        .unwrap()
+        .parse()
+        .unwrap();
+    edit(&mut manifest);
+    toml::to_string(&manifest).unwrap()
+}
+
+fn set_public(manifest: &mut toml::Table, phases: &[&str]) {
+    for phase in phases {
+        let mut table = &mut *manifest;
+        for key in phase.split('.') {
+            table = table[key].as_table_mut().unwrap();
+        }
+        table.insert("network_mode".into(), "public".into());
+        table.remove("allowed_hosts");
+    }
+}
+
+fn mcp_url(manifest: &mut toml::Table, url: &str) {
+    manifest["environment"]["mcp_servers"][0]
+        .as_table_mut()
+        .unwrap()
+        .insert("url".into(), url.into());
+}
+
+fn ledger_overlay(artifacts: &harness_codegen::Artifacts) -> bool {
+    let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    ledger["network"]["egress_overlay"].as_bool().unwrap()
+}
+
+/// Harbor 0.18 adds the egress overlay when the environment's policy or a phase run in the
+/// agent's environment is not public; a separate verifier's policy does not count.
+#[test]
+fn the_topology_follows_harbors_rule() {
+    let all_public = ["environment", "agent", "verifier", "verifier.environment"];
+    // Every phase public: no shared loopback, so main reaches the sidecar by service name and
+    // the sidecar listens on every interface of its own container.
+    let source = manifest_with(|manifest| {
+        set_public(manifest, &all_public);
+        mcp_url(manifest, "http://monitor-mcp:8765/mcp");
+    });
+    let artifacts = generate(&source, &EmitOptions::default()).expect("valid");
+    assert!(!ledger_overlay(&artifacts));
+    let compose: Value =
+        serde_yaml_ng::from_str(&artifacts["bundle/environment/docker-compose.yaml"]).unwrap();
+    let sidecar = &compose["services"]["monitor-mcp"];
+    assert_eq!(sidecar["command"][4], "0.0.0.0:8765");
+    assert_eq!(
+        sidecar["healthcheck"]["test"][4],
+        "http://127.0.0.1:8765/health"
+    );
+    assert!(artifacts["bundle/environment/monitor-mcp/Dockerfile"].contains("\"0.0.0.0:8765\""));
+
+    // The loopback url then reaches nothing: refused, with the url that works.
+    let loopback = manifest_with(|manifest| set_public(manifest, &all_public));
+    let errors = generate(&loopback, &EmitOptions::default()).unwrap_err();
+    let rendered = errors.render_plain();
+    assert!(
+        rendered.contains("does not reach the sidecar")
+            && rendered.contains("http://monitor-mcp:8765/mcp")
+            && rendered.contains("no egress overlay"),
+        "{rendered}"
+    );
+
+    // Only the separate verifier restricted: still no overlay in the agent's environment.
+    let separate = manifest_with(|manifest| {
+        set_public(manifest, &["environment", "agent"]);
+        mcp_url(manifest, "http://monitor-mcp:8765/mcp");
+    });
+    assert!(!ledger_overlay(
+        &generate(&separate, &EmitOptions::default()).unwrap()
+    ));
+
+    // The same verifier sharing the environment: the overlay, and the loopback topology.
+    let shared = manifest_with(|manifest| {
+        set_public(manifest, &["environment", "agent"]);
+        let verifier = manifest["verifier"].as_table_mut().unwrap();
+        verifier.insert("environment_mode".into(), "shared".into());
+        verifier.remove("environment");
+    });
+    let artifacts = generate(&shared, &EmitOptions::default()).expect("valid");
+    assert!(ledger_overlay(&artifacts));
+    assert!(artifacts["bundle/environment/docker-compose.yaml"].contains("127.0.0.1:8765"));
+}
+
+#[test]
+fn a_collect_hook_on_the_scratch_sidecar_is_refused() {
+    let source = manifest_with(|manifest| {
+        manifest["verifier"]["collect"][0]
+            .as_table_mut()
+            .unwrap()
+            .insert("service".into(), "monitor-mcp".into());
+    });
+    let rendered = generate(&source, &EmitOptions::default())
+        .unwrap_err()
+        .render_plain();
+    assert!(
+        rendered.contains("a collect hook cannot run in `monitor-mcp`")
+            && rendered.contains("no shell"),
+        "{rendered}"
+    );
+}
+
+#[test]
+fn the_shipped_skill_is_plain_and_the_ledger_pins_it_and_the_call_budget() {
+    let artifacts = default_artifacts();
+    let skill = &artifacts["bundle/environment/skills/incident-triage/SKILL.md"];
+    assert!(!skill.contains("@generated"), "the agent reads this file");
+    let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    assert_eq!(
+        ledger["skills"][0]["sha256"],
+        harness_runtime::bundle::sha256_hex(skill.as_bytes())
+    );
+    assert_eq!(
+        ledger["call_budget"],
+        serde_json::json!([{"max_calls": 20, "forbid_outcomes": ["rate_limited"]}])
+    );
+    // The sidecar image creates its log directory (the volume's mount point) for its uid,
+    // and the verifier image has the working directory Harbor execs in.
+    assert!(
+        artifacts["bundle/environment/monitor-mcp/Dockerfile"]
+            .contains("COPY --chown=10001:10001 log/ /var/log/monitor-mcp/")
+    );
+    assert!(artifacts.contains_key("bundle/environment/monitor-mcp/log/.keep"));
+    assert!(artifacts["bundle/tests/Dockerfile"].contains("WORKDIR /workspace"));
 }

@@ -216,6 +216,16 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             for path in written {
                 writeln!(stdout, "{}", path.display()).map_err(CliError::Stdout)?;
             }
+            // The paths go to stdout (for scripts); what to do next goes to stderr.
+            eprintln!(
+                "\nThe Harbor task is in {dir}. Next:\n  \
+                 harbor trial start -p {dir} -a <agent> -e docker   # one trial with Harbor 0.18\n  \
+                 harbor run -p {dir} -a <agent> -e docker -o jobs -y  # a job\n\
+                 Its images pin registry bases; where no registry is reachable, set \
+                 HARNESS_MAIN_BASE_IMAGE for main and build tests/ with --build-arg \
+                 VERIFIER_BASE_IMAGE=<image>, or run ./scripts/compose-proof.sh, which does.",
+                dir = out.display()
+            );
             done
         }
         Command::Health {

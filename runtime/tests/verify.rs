@@ -482,7 +482,11 @@ fn differences_from_the_seeds_reader_are_pinned() {
     // Matches the seed: a version-4 nibble with another variant is not a UUIDv4 (Python's
     // UUID reports version None for it).
     infra(
-        run("variant", Some(&with("call_id", "\"6f1c2a8e-9b4d-4c3e-1a7f-0d1e2f3a4b5c\"")), state),
+        run(
+            "variant",
+            Some(&with("call_id", "\"6f1c2a8e-9b4d-4c3e-1a7f-0d1e2f3a4b5c\"")),
+            state,
+        ),
         "is not a UUIDv4",
     );
     // Stricter than the seed, which accepts these spellings: the writer only ever writes
@@ -493,7 +497,10 @@ fn differences_from_the_seeds_reader_are_pinned() {
         ("urn", "\"urn:uuid:6f1c2a8e-9b4d-4c3e-8a7f-0d1e2f3a4b5c\""),
         ("simple", "\"6f1c2a8e9b4d4c3e8a7f0d1e2f3a4b5c\""),
     ] {
-        infra(run(name, Some(&with("call_id", id)), state), "is not a UUIDv4");
+        infra(
+            run(name, Some(&with("call_id", id)), state),
+            "is not a UUIDv4",
+        );
     }
     // Lower-case `z` is refused by the seed too; lower-case `t` is refused here although the
     // seed takes it with a numeric offset: the writer spells both in capitals.
@@ -502,20 +509,36 @@ fn differences_from_the_seeds_reader_are_pinned() {
         ("lower-t", "\"2026-11-29t23:41:13.123456+00:00\""),
         ("no-zone", "\"2026-11-29T23:41:13.123456\""),
     ] {
-        infra(run(name, Some(&with("timestamp", timestamp)), state), "RFC 3339");
+        infra(
+            run(name, Some(&with("timestamp", timestamp)), state),
+            "RFC 3339",
+        );
     }
     assert_eq!(
-        run("offset", Some(&with("timestamp", "\"2026-11-29T23:41:13.123456+00:00\"")), state),
+        run(
+            "offset",
+            Some(&with("timestamp", "\"2026-11-29T23:41:13.123456+00:00\"")),
+            state
+        ),
         Verdict::Pass
     );
     // Stricter than the seed (splitlines): CRLF and a missing final newline are refused, since
     // the writer ends every record with one LF and a missing one means a cut-off write.
     let good = record(&[]);
-    infra(run("crlf-line", Some(format!("{good}\r\n").as_bytes()), state), "carriage return");
-    infra(run("no-final-newline", Some(good.as_bytes()), state), "truncated");
+    infra(
+        run("crlf-line", Some(format!("{good}\r\n").as_bytes()), state),
+        "carriage return",
+    );
+    infra(
+        run("no-final-newline", Some(good.as_bytes()), state),
+        "truncated",
+    );
     // The seed's outcomes are {ok, not_found}; this server also records refusals, so the
     // set is the manifest's (here four), and anything else is refused.
-    infra(run("outcome", Some(&with("outcome", "\"exploded\"")), state), "unknown outcome");
+    infra(
+        run("outcome", Some(&with("outcome", "\"exploded\"")), state),
+        "unknown outcome",
+    );
     // Empty audit and missing state file together: the seed raises the candidate failure it
     // meets first; here missing evidence wins, so a broken collection is retried rather than
     // scored 0 against the candidate.
