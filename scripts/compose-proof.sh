@@ -20,9 +20,10 @@
 # through HARNESS_MAIN_BASE_IMAGE (a build argument in the generated compose file), the
 # verifier's through --build-arg VERIFIER_BASE_IMAGE, both set to a Debian bookworm root with
 # python3 (debootstrap) laid out like python:3.12-slim; Harbor's egress-control sidecar (gost
-# + nftables, FROM a registry image) by a stand-in under the exact tag Harbor looks for, with
-# network_mode none: one network namespace with only loopback, which is what its deny-all
-# gives the task's containers.
+# + nftables, FROM a registry image) by a stand-in under the exact tag Harbor looks for
+# (scripts/egress-standin/): the same entrypoint, readiness file and network-policy command,
+# whose deny-all takes every interface but loopback down. Harbor's compose files are used
+# unchanged.
 #
 #   ./scripts/compose-proof.sh              # every case
 #   PROOF_CASES="good" ./scripts/compose-proof.sh
@@ -84,7 +85,7 @@ RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet
 binary=$root/target/$static_target/release/mcp-agent-harness
 rm -rf "$work"
 mkdir -p "$work"
-"$binary" bundle --out "$work/task" >"$work/bundle.out"
+"$binary" bundle --out "$work/task" >"$work/bundle.out" 2>&1
 task=$work/task
 "$venv/bin/python" scripts/harbor_compose.py "$task" "$work/compose.json"
 field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v,str) else json.dumps(v))' "$work/compose.json" "$1"; }
@@ -100,30 +101,11 @@ done < <("$python" -c 'import json,sys; [print(f"{k}={v}") for k,v in json.load(
 export HARNESS_MAIN_BASE_IMAGE=$python_image
 
 # The egress-control sidecar's stand-in, under the tag Harbor checks before building its own.
-if ! docker image inspect "$egress_image" >/dev/null 2>&1; then
-    standin=$work/egress-standin
-    mkdir -p "$standin"
-    cat >"$standin/entrypoint.sh" <<'SH'
-#!/bin/sh
-# Stand-in for Harbor's egress-control sidecar: its namespace has only loopback
-# (network_mode none), which is what the deny-all policy leaves the task's containers.
-touch /tmp/harbor-docker-egress-control-sidecar.ready
-exec sleep infinity
-SH
-    printf 'FROM %s\nCOPY entrypoint.sh /opt/egress-sidecar/entrypoint.sh\nRUN chmod 0755 /opt/egress-sidecar/entrypoint.sh\n' "$python_image" >"$standin/Dockerfile"
-    docker build -q -t "$egress_image" "$standin" >/dev/null
-fi
-cat >"$work/proof-override.yaml" <<'YAML'
-# The proof's only addition to Harbor's compose files: the egress stand-in has no network.
-services:
-  harbor-docker-egress-control-sidecar:
-    network_mode: none
-YAML
-
+./scripts/egress-standin.sh "$python_image" "$egress_image"
 project=harness-proof
 compose() {
     local args=(--project-name "$project" --project-directory "$project_dir")
-    for file in "${compose_files[@]}" "$work/proof-override.yaml"; do
+    for file in "${compose_files[@]}"; do
         args+=(-f "$file")
     done
     "${compose_cmd[@]}" "${args[@]}" "$@"
@@ -174,8 +156,8 @@ check_hardening() {
             || fail "a port is published by $id"
     done
     local links
-    links=$(nsenter -t "$(docker inspect -f '{{.State.Pid}}' "$egress_id")" -n ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')
-    [ "$links" = "lo " ] || fail "the shared namespace has interfaces besides loopback: $links"
+    links=$(nsenter -t "$(docker inspect -f '{{.State.Pid}}' "$egress_id")" -n ip -o link show up | awk -F': ' '{print $2}' | tr '\n' ' ')
+    [ "$links" = "lo " ] || fail "the shared namespace has interfaces up besides loopback: $links"
     local host_ip
     host_ip=$(ip -o -4 route get 1.1.1.1 2>/dev/null | awk '{for (i=1;i<=NF;i++) if ($i=="src") print $(i+1)}')
     for target in 1.1.1.1:53 "${host_ip:-10.0.0.1}:22" 172.17.0.1:2375; do

@@ -7,6 +7,7 @@ mod task_toml;
 mod templated;
 
 use crate::emit::EmitOptions;
+use crate::manifest::bundle::EnvironmentMode;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
 
@@ -31,6 +32,12 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
             compose::compose_yaml(bundle, options),
         ),
     ];
+    if bundle.verifier.environment_mode == Some(EnvironmentMode::Separate) {
+        files.push((
+            "tests/docker-compose.yaml".to_owned(),
+            compose::verifier_compose_yaml(bundle, options),
+        ));
+    }
     files.extend(templated::files(model, bundle, options));
     let ledger = ledger::ledger_json(model, bundle, &files);
     files.push(("ledger.json".to_owned(), ledger));

@@ -22,6 +22,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("test.sh", include_str!("../../../../templates/test.sh.j2")),
     (
+        "solve.sh",
+        include_str!("../../../../templates/solve.sh.j2"),
+    ),
+    (
         "SKILL.md",
         include_str!("../../../../templates/SKILL.md.j2"),
     ),
@@ -52,7 +56,7 @@ fn environment() -> Environment<'static> {
 }
 
 /// Every templated file of the bundle: (path inside the bundle, text).
-pub fn files(_model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<(String, String)> {
+pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<(String, String)> {
     let env = environment();
     let render = |name: &str, ctx: minijinja::Value| {
         env.get_template(name)
@@ -137,6 +141,20 @@ pub fn files(_model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec
             },
         ),
     ));
+    if let Some(solution) = oracle(model, bundle) {
+        files.push((
+            "solution/solve.sh".to_owned(),
+            render(
+                "solve.sh",
+                context! {
+                    manifest,
+                    url => solution.url,
+                    calls_json => serde_json::to_string(&solution.calls).expect("plain JSON"),
+                    files => solution.files,
+                },
+            ),
+        ));
+    }
     // Harbor restores each artifact at its source path inside the separate verifier.
     files.push((
         "tests/test.sh".to_owned(),
@@ -155,4 +173,42 @@ pub fn files(_model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec
         ));
     }
     files
+}
+
+/// What the generated oracle solution does.
+struct Oracle {
+    url: String,
+    calls: Vec<serde_json::Value>,
+    files: Vec<String>,
+}
+
+/// The oracle solution of the task: the calls of its `audit_call` checks and the files of its
+/// `file_exists` checks, over its first MCP server when that speaks streamable HTTP (the
+/// script's small client speaks only that).
+fn oracle(model: &Model, bundle: &BundleModel) -> Option<Oracle> {
+    use crate::manifest::bundle::McpTransport;
+    use crate::model::verifier::CheckModel;
+    let server = bundle.environment.mcp_servers.first()?;
+    if server.transport != Some(McpTransport::StreamableHttp) {
+        return None;
+    }
+    let mut calls = Vec::new();
+    let mut files = Vec::new();
+    for check in &model.verifier.checks {
+        match check {
+            CheckModel::AuditCall {
+                tool, arguments, ..
+            } => calls.push(serde_json::json!({
+                "name": tool,
+                "arguments": serde_json::from_str::<serde_json::Value>(arguments).ok()?,
+            })),
+            CheckModel::FileExists { path } => files.push(path.clone()),
+            _ => {}
+        }
+    }
+    Some(Oracle {
+        url: server.url.clone()?,
+        calls,
+        files,
+    })
 }
