@@ -52,25 +52,7 @@ fail() {
     exit 1
 }
 
-python=""
-for candidate in python3.12 /root/.pyenv/versions/3.12*/bin/python3 python3.13 /root/.pyenv/versions/3.13*/bin/python3; do
-    if command -v "$candidate" >/dev/null 2>&1 \
-        && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
-        python="$candidate"
-        break
-    fi
-done
-[ -n "$python" ] || fail "Harbor needs Python >= 3.12"
-venv=$root/target/harbor-venv
-if ! "$venv/bin/python" -c 'import harbor' 2>/dev/null; then
-    "$python" -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check harbor==0.18.0
-fi
-mcp_venv=$root/target/mcp-venv
-if ! "$mcp_venv/bin/python" -c 'import mcp, httpx' 2>/dev/null; then
-    "$python" -m venv "$mcp_venv"
-    "$mcp_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1
-fi
+. scripts/python-venvs.sh
 
 # python:3.12-slim's layout on the local Debian root: the task's hooks call
 # /usr/local/bin/python3 and its healthcheck `python`.
@@ -87,7 +69,7 @@ rm -rf "$work"
 mkdir -p "$work"
 "$binary" bundle --out "$work/task" >"$work/bundle.out" 2>&1
 task=$work/task
-"$venv/bin/python" scripts/harbor_compose.py "$task" "$work/compose.json"
+"$harbor_venv/bin/python" scripts/harbor_compose.py "$task" "$work/compose.json"
 field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v,str) else json.dumps(v))' "$work/compose.json" "$1"; }
 egress=$(field egress)
 [ "$egress" = true ] || fail "the default task should run under Harbor's egress overlay"
@@ -102,7 +84,10 @@ export HARNESS_MAIN_BASE_IMAGE=$python_image
 
 # The egress-control sidecar's stand-in, under the tag Harbor checks before building its own.
 ./scripts/egress-standin.sh "$python_image" "$egress_image"
-project=harness-proof
+# One project per run, so runs side by side (a CI run and a developer's) never meet.
+project=harness-proof-$$
+verifier_image=$project-verifier
+trap 'compose down --volumes --remove-orphans --rmi local >/dev/null 2>&1 || true; docker rmi -f "$verifier_image" >/dev/null 2>&1 || true' EXIT
 compose() {
     local args=(--project-name "$project" --project-directory "$project_dir")
     for file in "${compose_files[@]}"; do
@@ -122,7 +107,6 @@ build_started=$(date +%s)
 compose build --quiet >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "compose build"; }
 log "built in $(($(date +%s) - build_started)) s"
 
-verifier_image=harness-proof-verifier
 docker build -q --build-arg "VERIFIER_BASE_IMAGE=$python_image" -t "$verifier_image" "$task/tests" >/dev/null \
     || fail "the verifier image does not build"
 

@@ -12,23 +12,22 @@ eval "$(./scripts/docker-engine.sh)"
 export DOCKER_CONFIG
 python_image=harness-local/python:3.12-slim
 work=$root/target/harbor-trial
-venv=$root/target/harbor-venv
-[ -x "$venv/bin/harbor" ] || { echo "harbor-trial: run ./scripts/compose-proof.sh first (it makes the venv and images)" >&2; exit 1; }
+. scripts/python-venvs.sh
 docker image inspect "$python_image" >/dev/null 2>&1 || { echo "harbor-trial: $python_image is missing; run ./scripts/compose-proof.sh first" >&2; exit 1; }
 static_target=x86_64-unknown-linux-gnu
 RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p mcp-agent-harness
 rm -rf "$work"
 mkdir -p "$work/trials"
 "$root/target/$static_target/release/mcp-agent-harness" bundle --out "$work/task" >/dev/null 2>&1
-"$venv/bin/python" scripts/harbor_compose.py "$work/task" "$work/compose.json"
-egress_image=$("$venv/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["egress_image"])' "$work/compose.json")
+"$harbor_venv/bin/python" scripts/harbor_compose.py "$work/task" "$work/compose.json"
+egress_image=$("$harbor_venv/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["egress_image"])' "$work/compose.json")
 ./scripts/egress-standin.sh "$python_image" "$egress_image"
 export HARNESS_MAIN_BASE_IMAGE=$python_image HARNESS_VERIFIER_BASE_IMAGE=$python_image
 started=$(date +%s)
-"$venv/bin/harbor" trial start -p "$work/task" -a oracle -e docker --trials-dir "$work/trials" >"$work/harbor.log" 2>&1 || true
+"$harbor_venv/bin/harbor" trial start -p "$work/task" -a oracle -e docker --trials-dir "$work/trials" >"$work/harbor.log" 2>&1 || true
 result=$(find "$work/trials" -name result.json | head -n 1)
 [ -n "$result" ] || { tail -n 40 "$work/harbor.log"; echo "harbor-trial: Harbor wrote no result.json" >&2; exit 1; }
-"$venv/bin/python" - "$result" <<'PY'
+"$harbor_venv/bin/python" - "$result" <<'PY'
 import json
 import sys
 

@@ -55,6 +55,36 @@ pub fn mark_duplicate_arguments(message: &[u8]) -> Option<Vec<u8>> {
     serde_json::to_vec(&value).ok()
 }
 
+/// The visitor methods of every JSON scalar, each answering `Self::Value::default()`: only
+/// objects and arrays can hold argument keys.
+macro_rules! scalars_are_nothing {
+    () => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+    };
+}
+
 /// A message (one item) or a batch (one item per message).
 struct MessageOrBatch;
 
@@ -121,29 +151,7 @@ impl<'de> Visitor<'de> for Message {
         Ok(Vec::new())
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
+    scalars_are_nothing!();
 }
 
 /// `params`: only `arguments` is looked at.
@@ -184,29 +192,7 @@ impl<'de> Visitor<'de> for Params {
         Message.visit_seq(seq)
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
+    scalars_are_nothing!();
 }
 
 /// Any value under `arguments`: every object's keys are checked for repeats, at any depth.
@@ -270,29 +256,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
         }
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars_are_nothing!();
 }
 
 /// The axum middleware for an HTTP transport's MCP endpoint: a POST body is read (at most

@@ -5,7 +5,6 @@
 //! its invariants as properties: a fixed point whose output holds no construct it removes.
 
 use harness_runtime::__private::*;
-use harness_runtime::audit::{AuditSpec, FsyncPolicy};
 use harness_runtime::guards::strip::{sanitize, strip_hidden};
 use harness_runtime::guards::strip_oracle::find_leak;
 use proptest::prelude::*;
@@ -13,43 +12,11 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-const SERVER: ServerSpec = ServerSpec {
-    name: "adversarial",
-    version: "0",
-    title: None,
-    instructions: None,
-    transport: TransportSpec::stdio(),
-    audit: AuditSpec {
-        path: "",
-        schema_version: 1,
-        trace_id: true,
-        error_code: true,
-        fsync: FsyncPolicy::Never,
-    },
-    manifest_sha256: "",
-};
+mod common;
 
-static TOOLS: [ToolSpec; 1] = [ToolSpec {
-    name: "echo",
-    title: None,
-    description: "returns its input",
-    input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-    annotations: AnnotationSpec {
-        read_only: None,
-        destructive: None,
-        idempotent: None,
-        open_world: None,
-    },
-    guards: GuardSpec {
-        rate_limit: None,
-        timeout_ms: None,
-        catch_unhandled: true,
-        tabular: None,
-        max_lines: None,
-        strip_xml: true,
-        max_chars: None,
-    },
-}];
+use common::{GUARDS, SERVER, tool};
+
+static TOOLS: [ToolSpec; 1] = [tool("echo", GUARDS)];
 
 struct Entry {
     line: usize,

@@ -4,54 +4,14 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use harness_runtime::__private::*;
-use harness_runtime::audit::{AuditLog, AuditSpec as Audit, FsyncPolicy as Fsync};
+use harness_runtime::audit::AuditLog;
 use rmcp::model::{CallToolResult, ErrorCode};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-const AUDIT: Audit = Audit {
-    path: "",
-    schema_version: 1,
-    trace_id: true,
-    error_code: true,
-    fsync: Fsync::Never,
-};
+mod common;
 
-const SERVER: ServerSpec = ServerSpec {
-    name: "pipeline-test",
-    version: "0",
-    title: None,
-    instructions: None,
-    transport: TransportSpec::stdio(),
-    audit: AUDIT,
-    manifest_sha256: "",
-};
-
-const GUARDS: GuardSpec = GuardSpec {
-    rate_limit: None,
-    timeout_ms: None,
-    catch_unhandled: true,
-    tabular: None,
-    max_lines: None,
-    strip_xml: true,
-    max_chars: None,
-};
-
-const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
-    ToolSpec {
-        name,
-        title: None,
-        description: "test",
-        input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-        annotations: AnnotationSpec {
-            read_only: None,
-            destructive: None,
-            idempotent: None,
-            open_world: None,
-        },
-        guards,
-    }
-}
+use common::{AUDIT, GUARDS, SERVER, tool};
 
 static TOOLS: [ToolSpec; 3] = [
     tool("plain", GUARDS),

@@ -1,0 +1,54 @@
+//! The hand-written server spec the pipeline tests run against (no generated code).
+
+#![allow(dead_code, reason = "each test target uses part of it")]
+
+use harness_runtime::__private::*;
+use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
+
+/// The audit format: seed 004's fields plus trace_id and error_code.
+pub const AUDIT: Audit = Audit {
+    path: "",
+    schema_version: 1,
+    trace_id: true,
+    error_code: true,
+    fsync: Fsync::Never,
+};
+
+/// A stdio server with that audit format.
+pub const SERVER: ServerSpec = ServerSpec {
+    name: "pipeline-test",
+    version: "0",
+    title: None,
+    instructions: None,
+    transport: TransportSpec::stdio(),
+    audit: AUDIT,
+    manifest_sha256: "",
+};
+
+/// Panics caught and tags stripped; no other guard.
+pub const GUARDS: GuardSpec = GuardSpec {
+    rate_limit: None,
+    timeout_ms: None,
+    catch_unhandled: true,
+    tabular: None,
+    max_lines: None,
+    strip_xml: true,
+    max_chars: None,
+};
+
+/// A tool that takes no arguments, with these guards.
+pub const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
+    ToolSpec {
+        name,
+        title: None,
+        description: "test",
+        input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        annotations: AnnotationSpec {
+            read_only: None,
+            destructive: None,
+            idempotent: None,
+            open_world: None,
+        },
+        guards,
+    }
+}
