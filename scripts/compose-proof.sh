@@ -214,14 +214,23 @@ verify() {
     docker rm -f "$id" >/dev/null
     local reward=none
     [ -f "$out/reward.json" ] && reward=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["reward"])' "$out/reward.json")
-    local expected
+    # The reward, and the verifier's reason for it.
+    local expected reason
     case "$case" in
-        good) expected=1 ;;
-        audit_not_collected) expected=none ;;
-        *) expected=0 ;;
+        good) expected=1 reason="" ;;
+        no_summary) expected=0 reason="no ok call of get_incident_snapshot" ;;
+        over_budget) expected=0 reason="21 calls, more than the budget of 20" ;;
+        rate_limited) expected=0 reason="ended rate_limited" ;;
+        audit_not_collected) expected=none reason="MCP audit is missing" ;;
     esac
-    log "$case: test.sh exit $status, reward $reward ($(tail -n 1 "$out/test-stdout.txt" 2>/dev/null))"
+    local said
+    said=$(tail -n 1 "$out/test-stdout.txt" 2>/dev/null || true)
+    log "$case: test.sh exit $status, reward $reward (${said:-pass})"
     [ "$reward" = "$expected" ] || { cat "$out/test-stdout.txt" 2>/dev/null; fail "$case: expected reward $expected, got $reward"; }
+    case "$said" in
+        *"$reason"*) ;;
+        *) fail "$case: the verifier's reason lacks \"$reason\"" ;;
+    esac
 }
 
 for case in $cases; do

@@ -6,7 +6,8 @@
 //! message whose `params.arguments` (at any depth) repeats a key gets the repeated paths in
 //! `params._meta["harness/duplicate_keys"]`, and the pipeline refuses that call with
 //! `InvalidArguments` naming them. Messages without duplicates (nearly all) pass unchanged,
-//! byte for byte; malformed JSON passes too, for rmcp to answer with its parse error.
+//! byte for byte; malformed JSON passes too, for rmcp to answer with its parse error. A
+//! client that sets the key itself can only get its own call refused.
 
 use std::collections::HashSet;
 use std::fmt;

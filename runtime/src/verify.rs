@@ -488,20 +488,33 @@ fn run_check(
             forbid_outcomes,
         } => {
             let entries = audit_entries()?;
+            // Both breaches are named when both happened (a call storm usually trips the
+            // rate limit too), so the reason says everything the candidate did wrong.
+            let mut breaches = Vec::new();
             if let Some(max) = max_calls.filter(|max| entries.len() as u64 > *max) {
-                return candidate(format!(
+                breaches.push(format!(
                     "{} calls, more than the budget of {max}",
                     entries.len()
                 ));
             }
-            match entries
+            let forbidden: Vec<&AuditEntry> = entries
                 .iter()
-                .find(|e| forbid_outcomes.contains(&e.outcome.as_str()))
-            {
-                Some(entry) => {
-                    candidate(format!("a call of {} ended {}", entry.tool, entry.outcome))
-                }
-                None => Ok(()),
+                .filter(|e| forbid_outcomes.contains(&e.outcome.as_str()))
+                .collect();
+            if let Some(entry) = forbidden.first() {
+                let more = match forbidden.len() {
+                    1 => String::new(),
+                    count => format!(" (and {} more such calls)", count - 1),
+                };
+                breaches.push(format!(
+                    "a call of {} ended {}{more}",
+                    entry.tool, entry.outcome
+                ));
+            }
+            if breaches.is_empty() {
+                Ok(())
+            } else {
+                candidate(breaches.join("; "))
             }
         }
         CheckSpec::StateFile {

@@ -188,6 +188,24 @@ fn candidate_failures() {
         ),
         "ended rate_limited",
     );
+    // A call storm over the budget that also hit the rate limit: both are named.
+    let storm: Vec<String> = ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .enumerate()
+        .map(|(index, c)| {
+            let id = format!("\"{}-9b4d-4c3e-8a7f-0d1e2f3a4b5c\"", c.repeat(8));
+            let outcome = if index < 4 {
+                "\"ok\""
+            } else {
+                "\"rate_limited\""
+            };
+            record(&[("call_id", id.as_str()), ("outcome", outcome)])
+        })
+        .collect();
+    candidate(
+        run("storm", Some(&lines(&storm)), Some(good_state())),
+        "6 calls, more than the budget of 5; a call of get_incident_snapshot ended rate_limited (and 1 more such calls)",
+    );
 }
 
 #[test]
