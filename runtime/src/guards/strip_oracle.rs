@@ -7,9 +7,11 @@ use regex::Regex;
 
 /// Every construct the strip removes.
 static CONSTRUCT: LazyLock<Regex> = LazyLock::new(|| {
+    // Tag names as HTML reads them: an ASCII letter, then anything up to ASCII whitespace,
+    // `/` or `>`; `\s` here is Unicode whitespace, which includes the ASCII kind.
     Regex::new(concat!(
-        r"(?i)<[a-z][a-z0-9_.:-]*(?:[\s/][^<>]*)?>",
-        r"|</[a-z][a-z0-9_.:-]*\s*>",
+        r"(?i)<[a-z][^\s/<>]*(?:[\s/][^<>]*)?>",
+        r"|</[a-z][^\s/<>]*(?:[\s/][^<>]*)?>",
         r"|<!--",
         r"|<!\[CDATA\[",
         r"|<\|[a-z0-9_.:-]{1,64}\|>",
