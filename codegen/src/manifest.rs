@@ -534,6 +534,25 @@ pub struct Parsed<'i> {
     pub(crate) unknown_keys: Vec<Diagnostic>,
 }
 
+/// The byte range of the line with the most nesting characters (`.`, `[`, `{`): where a
+/// "nested too deeply" error most likely is. `None` only for an empty source.
+fn deepest_line(source: &str) -> Option<std::ops::Range<usize>> {
+    let mut start = 0;
+    let mut best: Option<(usize, std::ops::Range<usize>)> = None;
+    for line in source.split_inclusive('\n') {
+        let depth = line
+            .bytes()
+            .filter(|b| matches!(b, b'.' | b'[' | b'{'))
+            .count();
+        let text = line.trim_end_matches(['\n', '\r']);
+        if best.as_ref().is_none_or(|(most, _)| depth > *most) {
+            best = Some((depth, start..start + text.len().max(1).min(line.len())));
+        }
+        start += line.len();
+    }
+    best.map(|(_, span)| span)
+}
+
 /// Parses `source`. Unknown keys do not stop the parse (they come back in
 /// [`Parsed::unknown_keys`]); syntax and type errors do, and come back with every unknown key
 /// found before them and the span map when the TOML itself was readable.
@@ -543,7 +562,10 @@ pub(crate) fn parse(source: &str) -> Result<Parsed<'_>, (Option<SourceMap<'_>>, 
         let diagnostics = syntax_errors
             .iter()
             .map(|error| {
-                Diagnostic::at_span(error.span(), format!("invalid TOML: {}", error.message()))
+                // The parser gives no span for a nesting past its recursion limit; point at the
+                // line that nests deepest, so every error still has a place.
+                let span = error.span().or_else(|| deepest_line(source));
+                Diagnostic::at_span(span, format!("invalid TOML: {}", error.message()))
                     .label("here")
                     .help("see https://toml.io for the syntax")
             })
