@@ -74,7 +74,7 @@ pub fn load(source: &str, file_name: &str, base_dir: &Path) -> Result<Model, Man
                 .ok();
             match model {
                 Some(mut model) if diagnostics.is_empty() => {
-                    model.manifest_sha256 = crate::model::verifier::sha256_hex(source);
+                    model.manifest_sha256 = harness_contract::sha256_hex(source);
                     Ok(model)
                 }
                 _ => Err(ManifestErrors::new(

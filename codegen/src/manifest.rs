@@ -10,6 +10,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::de::DeTable;
 
+use harness_contract::transport::defaults;
+pub use harness_contract::{FsyncPolicy, TabularAction, TransportKind};
+
 use crate::diagnostics::{Diagnostic, ManifestPath};
 
 pub mod bundle;
@@ -125,17 +128,6 @@ pub struct Tabular {
     pub action: TabularAction,
 }
 
-/// What the tabular blockade does.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TabularAction {
-    /// Refuse the result with `TokenStarvationError`.
-    #[default]
-    Block,
-    /// Replace each table with a compact summary.
-    Summarize,
-}
-
 /// The `[audit]` table.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -153,7 +145,7 @@ pub struct Audit {
     pub extra_fields: Vec<AuditField>,
     /// When records reach the disk.
     #[serde(default)]
-    pub fsync: Fsync,
+    pub fsync: FsyncPolicy,
     /// Every outcome a record may have (the verifier refuses others); the harness's own
     /// outcomes by default. Add the outcomes your tool bodies set with `with_outcome`.
     pub outcomes: Option<Vec<String>>,
@@ -165,7 +157,7 @@ impl Default for Audit {
             path: default_audit_path(),
             schema_version: default_audit_schema_version(),
             extra_fields: Vec::new(),
-            fsync: Fsync::default(),
+            fsync: FsyncPolicy::default(),
             outcomes: None,
         }
     }
@@ -187,17 +179,6 @@ pub enum AuditField {
     TraceId,
     /// The envelope's error code, on failures.
     ErrorCode,
-}
-
-/// The audit fsync policy.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Fsync {
-    /// One write per record; the OS flushes it.
-    #[default]
-    Never,
-    /// Flush every record to the disk before replying.
-    EveryRecord,
 }
 
 /// The `[transport]` table.
@@ -222,8 +203,8 @@ pub struct Transport {
     pub health_path: String,
     /// Streamable HTTP sessions (`Mcp-Session-Id`); false serves each request on its own, so
     /// replicas behind a load balancer need no sticky sessions.
-    #[serde(default = "yes")]
-    #[schemars(default = "yes")]
+    #[serde(default = "default_stateful")]
+    #[schemars(default = "default_stateful")]
     pub stateful: bool,
     /// Stateless streamable HTTP answers with plain JSON rather than an SSE stream.
     #[serde(default)]
@@ -263,7 +244,7 @@ impl Default for Transport {
             bind: default_bind(),
             path: default_path(),
             health_path: default_health_path(),
-            stateful: true,
+            stateful: default_stateful(),
             json_response: false,
             max_request_body_bytes: default_max_body(),
             sse_keep_alive_seconds: default_keep_alive(),
@@ -277,48 +258,38 @@ impl Default for Transport {
 }
 
 fn default_bind() -> String {
-    "127.0.0.1:8765".to_owned()
+    defaults::BIND.to_owned()
 }
 
 fn default_path() -> String {
-    "/mcp".to_owned()
+    defaults::PATH.to_owned()
 }
 
 fn default_health_path() -> String {
-    "/health".to_owned()
+    defaults::HEALTH_PATH.to_owned()
+}
+
+fn default_stateful() -> bool {
+    defaults::STATEFUL
 }
 
 fn default_max_body() -> u64 {
-    4 * 1024 * 1024
+    defaults::MAX_REQUEST_BODY_BYTES
 }
 
 fn default_keep_alive() -> u64 {
-    15
+    defaults::SSE_KEEP_ALIVE_SECONDS
 }
 
 fn default_allowed_hosts() -> Vec<String> {
-    vec![
-        "localhost".to_owned(),
-        "127.0.0.1".to_owned(),
-        "::1".to_owned(),
-    ]
+    defaults::ALLOWED_HOSTS
+        .iter()
+        .map(|host| (*host).to_owned())
+        .collect()
 }
 
 fn default_grace() -> u64 {
-    10
-}
-
-/// An MCP transport.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum TransportKind {
-    /// JSON-RPC over standard input and output.
-    #[default]
-    Stdio,
-    /// MCP Streamable HTTP.
-    StreamableHttp,
-    /// The legacy 2024-11-05 HTTP+SSE transport (Harbor's default `sse`).
-    Sse,
+    defaults::SHUTDOWN_GRACE_SECONDS
 }
 
 /// One `[[tools]]` entry.

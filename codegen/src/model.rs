@@ -13,8 +13,8 @@ use serde_json::Value;
 use crate::diagnostics::{Diagnostic, ManifestPath};
 use crate::ident::{self, IdentError};
 use crate::manifest::{
-    self, ArgType, Argument, AuditField, Fsync, Guards, Items, Manifest, Number, TabularAction,
-    TransportKind,
+    self, ArgType, Argument, AuditField, FsyncPolicy, Guards, Items, Manifest, Number,
+    TabularAction, TransportKind,
 };
 
 /// A manifest that passed every check; the only input the emitters see.
@@ -50,7 +50,7 @@ pub struct AuditModel {
     /// Records carry `error_code`.
     pub error_code: bool,
     /// fsync policy.
-    pub fsync: Fsync,
+    pub fsync: FsyncPolicy,
 }
 
 /// The resolved guard policy of one tool: its own `guards` over `[defaults.guards]` over
@@ -108,11 +108,7 @@ impl Builtin {
     }
 }
 
-/// Smallest `max_chars` that leaves room for the truncation marker.
-pub const MIN_MAX_CHARS: u64 = 64;
-
-/// The table blockade every tool has unless the manifest says otherwise.
-pub const DEFAULT_TABULAR: (u64, TabularAction) = (50, TabularAction::Block);
+pub use harness_contract::guards::{DEFAULT_TABULAR, MIN_MAX_CHARS};
 
 /// The validated `[server]` table.
 #[derive(Debug, Clone)]

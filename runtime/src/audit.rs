@@ -12,29 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::Serialize;
-use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-/// Seed 004's record fields, sorted; `trace_id` and `error_code` are optional additions.
-/// The verifier reads records against this list; the writer's test pins the same set.
-pub const RECORD_FIELDS: [&str; 7] = [
-    "args_sha256",
-    "call_id",
-    "duration_ms",
-    "outcome",
-    "schema_version",
-    "timestamp",
-    "tool",
-];
-
-/// When records reach the disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FsyncPolicy {
-    /// Each record is handed to the OS with one write; the OS flushes it later.
-    Never,
-    /// Each record is also flushed to the disk (`fdatasync`) before the reply is sent.
-    EveryRecord,
-}
+pub use harness_contract::{FsyncPolicy, RECORD_FIELDS, args_sha256, canonical_json};
 
 /// The `[audit]` table of the manifest.
 #[derive(Debug, Clone, Copy)]
@@ -205,79 +184,11 @@ pub fn rfc3339_now() -> String {
         .to_string()
 }
 
-/// JSON with object keys sorted and no spaces, as Python's
-/// `json.dumps(value, sort_keys=True, separators=(",", ":"))` writes it for plain values.
-///
-/// Kept identical to `canonical_json` in codegen/src/model/verifier.rs (codegen must not depend on the runtime);
-/// tests/verifier.rs checks that both sides agree on real values.
-pub fn canonical_json(value: &Value) -> String {
-    serde_json::to_string(&SortedKeys(value)).expect("JSON values serialize")
-}
-
-/// Serializes a JSON value with every object's keys in sorted order, without copying it.
-struct SortedKeys<'a>(&'a Value);
-
-impl Serialize for SortedKeys<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self.0 {
-            Value::Object(object) => {
-                let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (key, value) in entries {
-                    map.serialize_entry(key, &SortedKeys(value))?;
-                }
-                map.end()
-            }
-            Value::Array(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(&SortedKeys(item))?;
-                }
-                seq.end()
-            }
-            scalar => scalar.serialize(serializer),
-        }
-    }
-}
-
-/// Hex sha256 of the canonical JSON of `value`, streamed into the hash.
-pub fn args_sha256(value: &Value) -> String {
-    /// Feeds what serde_json writes straight into the hash (sha2 has no `io::Write`).
-    struct Hashing(Sha256);
-    impl Write for Hashing {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.update(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut hashing = Hashing(Sha256::new());
-    serde_json::to_writer(&mut hashing, &SortedKeys(value)).expect("JSON values serialize");
-    hex::encode(hashing.0.finalize())
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
-
-    #[test]
-    fn digest_matches_seed_004() {
-        // hashlib.sha256(b'{"incident_id":42,"view":"summary"}').hexdigest()
-        assert_eq!(
-            args_sha256(&json!({"view": "summary", "incident_id": 42})),
-            "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9"
-        );
-        assert_eq!(
-            canonical_json(&json!({"b": [1, {"d": 1, "c": 2}], "a": "x"})),
-            r#"{"a":"x","b":[1,{"c":2,"d":1}]}"#
-        );
-    }
 
     #[test]
     fn records_have_the_exact_field_set() {

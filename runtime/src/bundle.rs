@@ -140,11 +140,7 @@ pub fn write_bundle(
     Ok(written)
 }
 
-/// The lowercase hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(bytes))
-}
+pub use harness_contract::sha256_hex;
 
 /// The fairness ledger's path inside the bundle.
 const LEDGER: &str = "ledger.json";

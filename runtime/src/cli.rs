@@ -3,7 +3,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand};
 use rmcp::ServerHandler;
 
 use crate::audit::{AuditError, AuditLog};
@@ -44,8 +45,8 @@ enum Command {
     /// Serve MCP (logs go to stderr; stdout belongs to the stdio transport).
     Serve {
         /// Overrides the manifest's transport kind.
-        #[arg(long, value_enum)]
-        transport: Option<TransportArg>,
+        #[arg(long, value_parser = transport_kind())]
+        transport: Option<TransportKind>,
         /// Overrides the manifest's HTTP bind address.
         #[arg(long)]
         bind: Option<SocketAddr>,
@@ -99,11 +100,10 @@ enum Command {
     },
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum TransportArg {
-    Stdio,
-    StreamableHttp,
-    Sse,
+/// `--transport`, accepting the manifest's names of [`TransportKind`].
+fn transport_kind() -> impl TypedValueParser<Value = TransportKind> {
+    PossibleValuesParser::new(TransportKind::ALL.iter().map(|kind| kind.as_str()))
+        .map(|name| name.parse().expect("clap admits only the listed names"))
 }
 
 /// A failure of the command line.
@@ -240,7 +240,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
 
 fn serve<S: GeneratedServer>(
     server: S,
-    transport: Option<TransportArg>,
+    transport: Option<TransportKind>,
     bind: Option<SocketAddr>,
     audit_path: Option<PathBuf>,
     stateless: bool,
@@ -253,12 +253,7 @@ fn serve<S: GeneratedServer>(
     tracing::info!(path = %audit_path.display(), "audit log ready");
     // A fresh server has no audit log yet; a second one would be a programming error.
     let _ = server.pipeline().install_audit(audit);
-    let kind = match transport {
-        Some(TransportArg::Stdio) => TransportKind::Stdio,
-        Some(TransportArg::StreamableHttp) => TransportKind::StreamableHttp,
-        Some(TransportArg::Sse) => TransportKind::Sse,
-        None => spec.transport.kind,
-    };
+    let kind = transport.unwrap_or(spec.transport.kind);
     let bind = match bind {
         Some(bind) => bind,
         None => spec

@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use harness_contract::HarnessOutcome;
+
 /// A tool failure the model may see, e.g. `NotFound: incident not found`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
@@ -21,14 +23,14 @@ impl ToolError {
         Self {
             code: code.into(),
             message: message.into(),
-            outcome: Cow::Borrowed("error"),
+            outcome: Cow::Borrowed(HarnessOutcome::Error.as_str()),
             internal: None,
         }
     }
 
     /// `NotFound` with a message safe to show the model; audited as `not_found`.
     pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
-        Self::new("NotFound", message).with_outcome("not_found")
+        Self::new("NotFound", message).with_outcome(HarnessOutcome::NotFound.as_str())
     }
 
     /// `InternalError` with a generic message; `detail` (an error chain, a path, a query)

@@ -29,6 +29,7 @@ use crate::panic_capture;
 use crate::spec::{GuardSpec, ServerSpec, ToolSpec};
 use crate::trace::trace_id_for;
 use crate::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, quote_client_text};
+use harness_contract::HarnessOutcome;
 use tokio_util::sync::CancellationToken;
 
 /// Calls, errors and rate-limited calls of one tool since start.
@@ -346,7 +347,7 @@ impl Pipeline {
                 codes::RATE_LIMITED,
                 &message,
                 trace_id,
-                "rate_limited",
+                HarnessOutcome::RateLimited.as_str(),
                 raw_args(),
             );
         }
@@ -364,7 +365,7 @@ impl Pipeline {
                     codes::INVALID_ARGUMENTS,
                     &message,
                     trace_id,
-                    "invalid_arguments",
+                    HarnessOutcome::InvalidArguments.as_str(),
                     raw_args(),
                 );
             }
@@ -390,7 +391,7 @@ impl Pipeline {
         let finished = tokio::select! {
             finished = timed => finished,
             () = cancellation.cancelled() => {
-                return Outcome::envelope(guards, codes::CANCELLED, "The call was cancelled.", trace_id, "cancelled", args_json);
+                return Outcome::envelope(guards, codes::CANCELLED, "The call was cancelled.", trace_id, HarnessOutcome::Cancelled.as_str(), args_json);
             }
         };
         let name = tool.spec.name;
@@ -403,7 +404,7 @@ impl Pipeline {
                     codes::TIMEOUT,
                     &message,
                     trace_id,
-                    "timeout",
+                    HarnessOutcome::Timeout.as_str(),
                     args_json,
                 )
             }
@@ -421,13 +422,13 @@ impl Pipeline {
                         codes::INTERNAL_ERROR,
                         "internal error",
                         trace_id,
-                        "panic",
+                        HarnessOutcome::Panic.as_str(),
                         args_json,
                     )
                 } else {
                     Outcome {
                         result: Err(ErrorData::internal_error("internal error", None)),
-                        outcome: Cow::Borrowed("panic"),
+                        outcome: Cow::Borrowed(HarnessOutcome::Panic.as_str()),
                         error_code: Some(codes::INTERNAL_ERROR.to_owned()),
                         args: args_json,
                     }
@@ -462,7 +463,7 @@ impl Pipeline {
                         codes::INTERNAL_ERROR,
                         "internal error",
                         trace_id,
-                        "error",
+                        HarnessOutcome::Error.as_str(),
                         args_json,
                     )
                 }
@@ -488,7 +489,7 @@ impl Pipeline {
                         codes::TOKEN_STARVATION,
                         tabular::BLOCK_MESSAGE,
                         trace_id,
-                        "blocked",
+                        HarnessOutcome::Blocked.as_str(),
                         args,
                     );
                 }
@@ -513,14 +514,14 @@ impl Pipeline {
         }
         Outcome {
             result: Ok(result.0),
-            outcome: Cow::Borrowed("ok"),
+            outcome: Cow::Borrowed(HarnessOutcome::Ok.as_str()),
             error_code: None,
             args,
         }
     }
 
     fn finish(&self, tool: &ToolState, trace_id: &str, outcome: &Outcome, duration: Duration) {
-        if outcome.outcome != "ok" {
+        if outcome.outcome != HarnessOutcome::Ok.as_str() {
             tool.counters.errors.fetch_add(1, Ordering::Relaxed);
         }
         self.record(tool.spec.name, trace_id, outcome, duration);
@@ -532,11 +533,11 @@ impl Pipeline {
         let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
         // The audit records every call; the log shows failures by default and successes at
         // debug level, since formatting a line per call costs more than every guard together.
-        if outcome.outcome == "ok" {
+        if outcome.outcome == HarnessOutcome::Ok.as_str() {
             tracing::debug!(
                 trace_id,
                 tool = name,
-                outcome = "ok",
+                outcome = HarnessOutcome::Ok.as_str(),
                 duration_us,
                 "tools/call"
             );
@@ -573,7 +574,7 @@ impl Pipeline {
         let error = unknown_tool(name);
         let outcome = Outcome {
             result: Err(error.clone()),
-            outcome: Cow::Borrowed("unknown_tool"),
+            outcome: Cow::Borrowed(HarnessOutcome::UnknownTool.as_str()),
             error_code: Some(codes::UNKNOWN_TOOL.to_owned()),
             args: Value::Object(call.arguments.unwrap_or_default()),
         };

@@ -2,22 +2,14 @@
 
 use std::sync::Arc;
 
+use harness_contract::transport::defaults;
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities, Tool, ToolAnnotations};
 
 use crate::audit::AuditSpec;
 use crate::guards::tabular::TabularAction;
 use crate::validate::JsonObject;
 
-/// A transport `serve` can listen on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransportKind {
-    /// JSON-RPC over stdin/stdout.
-    Stdio,
-    /// MCP Streamable HTTP.
-    StreamableHttp,
-    /// The legacy 2024-11-05 HTTP+SSE transport (`GET <path>/sse`, `POST <path>/message`).
-    Sse,
-}
+pub use harness_contract::TransportKind;
 
 /// The `[transport]` table of the manifest.
 #[derive(Debug, Clone, Copy)]
@@ -57,18 +49,18 @@ impl TransportSpec {
     pub const fn stdio() -> Self {
         Self {
             kind: TransportKind::Stdio,
-            bind: "127.0.0.1:8765",
-            path: "/mcp",
-            health_path: "/health",
-            stateful: true,
+            bind: defaults::BIND,
+            path: defaults::PATH,
+            health_path: defaults::HEALTH_PATH,
+            stateful: defaults::STATEFUL,
             json_response: false,
-            max_request_body_bytes: 4 * 1024 * 1024,
-            sse_keep_alive_seconds: 15,
-            allowed_hosts: &["localhost", "127.0.0.1", "::1"],
+            max_request_body_bytes: defaults::MAX_REQUEST_BODY_BYTES,
+            sse_keep_alive_seconds: defaults::SSE_KEEP_ALIVE_SECONDS,
+            allowed_hosts: defaults::ALLOWED_HOSTS,
             allowed_origins: &[],
             auth_token_env: None,
             allow_public_bind: false,
-            shutdown_grace_seconds: 10,
+            shutdown_grace_seconds: defaults::SHUTDOWN_GRACE_SECONDS,
         }
     }
 }

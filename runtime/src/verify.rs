@@ -26,18 +26,7 @@ pub const MAX_LINES: usize = 256;
 /// Largest state file accepted.
 pub const MAX_STATE_BYTES: usize = 4096;
 
-/// The type a state-file field must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldType {
-    /// A JSON integer.
-    Integer,
-    /// A JSON number.
-    Number,
-    /// `true` or `false`.
-    Boolean,
-    /// A JSON string.
-    String,
-}
+pub use harness_contract::FieldType;
 
 /// One check of `[[verifier.checks]]`.
 #[derive(Debug, Clone, Copy)]
@@ -356,15 +345,6 @@ fn audit_record(
     })
 }
 
-fn field_matches(value: &Value, ty: FieldType) -> bool {
-    match ty {
-        FieldType::Integer => value.is_i64() || value.is_u64(),
-        FieldType::Number => value.is_number(),
-        FieldType::Boolean => value.is_boolean(),
-        FieldType::String => value.is_string(),
-    }
-}
-
 /// Checks a state file: exact schema (infrastructure), `require` (infrastructure), then
 /// `expect` (candidate).
 pub fn strict_state(
@@ -408,7 +388,7 @@ pub fn parse_state(
         ));
     }
     for (name, ty) in fields {
-        if !field_matches(&state[*name], *ty) {
+        if !ty.admits(&state[*name]) {
             return infra(format!("state file field {name} is not {ty:?}").to_lowercase());
         }
     }

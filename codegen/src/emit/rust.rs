@@ -2,13 +2,13 @@
 //! tool, the `Tools` bound, the hand-written-style rmcp `ServerHandler`, and the macro that
 //! declares the user's tool modules.
 
+use harness_contract::ContractEnum;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::EmitOptions;
 use crate::emit::schema::input_schema;
 use crate::ident::to_ident;
-use crate::manifest::{Fsync, TabularAction, TransportKind};
 use crate::model::{Builtin, FieldModel, GuardPolicy, Model, Presence, ToolModel, TypeModel};
 
 /// The whole generated module (not yet formatted).
@@ -44,6 +44,16 @@ fn rt() -> TokenStream {
     quote!(rt)
 }
 
+/// `rt::<Type>::<Variant>` for a value of an enum the runtime shares with the generator.
+fn contract_enum<E: ContractEnum>(value: E) -> TokenStream {
+    let rt = rt();
+    let (ty, variant) = (
+        format_ident!("{}", E::NAME),
+        format_ident!("{}", value.variant()),
+    );
+    quote!(#rt::#ty::#variant)
+}
+
 fn opt_str(value: Option<&String>) -> TokenStream {
     match value {
         Some(text) => quote!(Some(#text)),
@@ -65,11 +75,7 @@ fn server_spec(model: &Model) -> TokenStream {
     let title = opt_str(server.title.as_ref());
     let instructions = opt_str(server.instructions.as_ref());
     let transport = &model.transport;
-    let kind = match transport.kind {
-        TransportKind::Stdio => quote!(Stdio),
-        TransportKind::StreamableHttp => quote!(StreamableHttp),
-        TransportKind::Sse => quote!(Sse),
-    };
+    let kind = contract_enum(transport.kind);
     let http = &transport.http;
     let (stateful, json_response, max_request_body_bytes, sse_keep_alive_seconds) = (
         http.stateful,
@@ -89,10 +95,7 @@ fn server_spec(model: &Model) -> TokenStream {
         audit.trace_id,
         audit.error_code,
     );
-    let fsync = match audit.fsync {
-        Fsync::Never => quote!(Never),
-        Fsync::EveryRecord => quote!(EveryRecord),
-    };
+    let fsync = contract_enum(audit.fsync);
     let manifest_sha256 = &model.manifest_sha256;
     let tool_specs = model.tools.iter().map(tool_spec);
     quote! {
@@ -103,7 +106,7 @@ fn server_spec(model: &Model) -> TokenStream {
             title: #title,
             instructions: #instructions,
             transport: #rt::TransportSpec {
-                kind: #rt::TransportKind::#kind,
+                kind: #kind,
                 bind: #bind,
                 path: #path,
                 health_path: #health_path,
@@ -122,7 +125,7 @@ fn server_spec(model: &Model) -> TokenStream {
                 schema_version: #schema_version,
                 trace_id: #trace_id,
                 error_code: #error_code,
-                fsync: #rt::FsyncPolicy::#fsync,
+                fsync: #fsync,
             },
             manifest_sha256: #manifest_sha256,
         };
@@ -166,7 +169,6 @@ fn tool_spec(tool: &ToolModel) -> TokenStream {
 
 /// What `verify` checks, spelled out so each check is a reviewable diff.
 fn verifier_spec(model: &Model) -> TokenStream {
-    use crate::manifest::bundle::FieldType;
     use crate::model::verifier::CheckModel;
     let rt = rt();
     let verifier = &model.verifier;
@@ -192,13 +194,8 @@ fn verifier_spec(model: &Model) -> TokenStream {
         },
         CheckModel::StateFile { path, fields, require, expect } => {
             let fields = fields.iter().map(|(name, ty)| {
-                let ty = match ty {
-                    FieldType::Integer => quote!(Integer),
-                    FieldType::Number => quote!(Number),
-                    FieldType::Boolean => quote!(Boolean),
-                    FieldType::String => quote!(String),
-                };
-                quote!((#name, #rt::FieldType::#ty))
+                let ty = contract_enum(*ty);
+                quote!((#name, #ty))
             });
             let (require, expect) = (pairs(require), pairs(expect));
             quote! {
@@ -268,11 +265,8 @@ fn guard_spec(guards: &GuardPolicy) -> TokenStream {
         quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds })
     }));
     let tabular = opt(guards.tabular.map(|(max_rows, action)| {
-        let action = match action {
-            TabularAction::Block => quote!(Block),
-            TabularAction::Summarize => quote!(Summarize),
-        };
-        quote!(#rt::TabularSpec { max_rows: #max_rows, action: #rt::TabularAction::#action })
+        let action = contract_enum(action);
+        quote!(#rt::TabularSpec { max_rows: #max_rows, action: #action })
     }));
     let (timeout_ms, max_lines, max_chars) = (
         opt(guards.timeout_ms),

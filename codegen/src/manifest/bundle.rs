@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+pub use harness_contract::{FieldType, TransportKind};
+
 /// `[task]`: Harbor task metadata.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -107,18 +109,6 @@ pub struct Healthcheck {
     pub retries: Option<u32>,
 }
 
-/// An MCP transport as Harbor names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum McpTransport {
-    /// A child process of the agent.
-    Stdio,
-    /// The 2024-11-05 HTTP+SSE transport (Harbor's default).
-    Sse,
-    /// Streamable HTTP.
-    StreamableHttp,
-}
-
 /// `[[environment.mcp_servers]]`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -126,7 +116,7 @@ pub struct McpServer {
     /// Registration name.
     pub name: String,
     /// Transport (Harbor's default is `sse`).
-    pub transport: Option<McpTransport>,
+    pub transport: Option<TransportKind>,
     /// Endpoint of `sse` and `streamable-http`.
     pub url: Option<String>,
     /// Command of `stdio`.
@@ -199,20 +189,6 @@ pub enum CheckKind {
     FileExists,
     /// At most `max_calls` audit records, none with an outcome in `forbid_outcomes`.
     CallBudget,
-}
-
-/// The type of a state-file field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FieldType {
-    /// A JSON integer.
-    Integer,
-    /// A JSON number.
-    Number,
-    /// `true` or `false`.
-    Boolean,
-    /// A JSON string.
-    String,
 }
 
 /// `[[verifier.checks]]`: one check; which keys apply depends on `kind`.

@@ -10,8 +10,7 @@ use regex::Regex;
 
 use crate::diagnostics::{Diagnostic, ManifestPath};
 use crate::manifest::bundle::{
-    Agent, Artifact, Compose, EnvironmentMode, McpTransport, NetworkMode, Sidecar, Skill, Task,
-    Verifier,
+    Agent, Artifact, Compose, EnvironmentMode, NetworkMode, Sidecar, Skill, Task, Verifier,
 };
 use crate::manifest::{Manifest, TransportKind};
 
@@ -309,8 +308,11 @@ impl Lints<'_> {
         let base = ManifestPath::root().key("environment").key("mcp_servers");
         for (index, server) in environment.mcp_servers.iter().enumerate() {
             let path = base.index(index);
-            let transport = server.transport.unwrap_or(McpTransport::Sse);
-            let http = matches!(transport, McpTransport::Sse | McpTransport::StreamableHttp);
+            let transport = server.transport.unwrap_or(TransportKind::Sse);
+            let http = matches!(
+                transport,
+                TransportKind::Sse | TransportKind::StreamableHttp
+            );
             if server.allowed_tools.is_some() {
                 self.error(
                     Diagnostic::key(path.key("allowed_tools"), "allowed_tools is not a field of an environment MCP server")
@@ -322,10 +324,7 @@ impl Lints<'_> {
                 self.error(
                     Diagnostic::key(
                         path.clone(),
-                        format!(
-                            "an MCP server on `{}` needs a url",
-                            transport_name(transport)
-                        ),
+                        format!("an MCP server on `{}` needs a url", transport),
                     )
                     .label("no url")
                     .help(format!(
@@ -341,7 +340,7 @@ impl Lints<'_> {
                         .help("remove args, or use transport = \"stdio\" with a command"),
                 );
             }
-            if transport == McpTransport::Stdio && server.command.is_none() {
+            if transport == TransportKind::Stdio && server.command.is_none() {
                 self.error(
                     Diagnostic::key(path.clone(), "a stdio MCP server needs a command")
                         .label("no command")
@@ -360,7 +359,7 @@ impl Lints<'_> {
     fn mcp_url(
         &mut self,
         url: &str,
-        transport: McpTransport,
+        transport: TransportKind,
         manifest: &Manifest,
         bind: SocketAddr,
         overlay: bool,
@@ -372,7 +371,7 @@ impl Lints<'_> {
             .map_or("", |compose| compose.sidecar.name.as_str());
         // The legacy transport's stream is at <path>/sse; streamable HTTP is at <path>.
         let endpoint = match transport {
-            McpTransport::Sse => format!("{}/sse", manifest.transport.path.trim_end_matches('/')),
+            TransportKind::Sse => format!("{}/sse", manifest.transport.path.trim_end_matches('/')),
             _ => manifest.transport.path.clone(),
         };
         let expected = if overlay {
@@ -413,26 +412,17 @@ impl Lints<'_> {
                 )),
             );
         }
-        let served = match manifest.transport.kind {
-            TransportKind::StreamableHttp => McpTransport::StreamableHttp,
-            TransportKind::Sse => McpTransport::Sse,
-            TransportKind::Stdio => McpTransport::Stdio,
-        };
+        let served = manifest.transport.kind;
         if transport != served {
             self.error(
                 Diagnostic::value(
                     path.clone(),
-                    format!(
-                        "the sidecar serves {}, not {}",
-                        transport_name(served),
-                        transport_name(transport)
-                    ),
+                    format!("the sidecar serves {}, not {}", served, transport),
                 )
                 .label("transport mismatch")
                 .help(format!(
                     "set transport = \"{}\" here, or [transport] kind = \"{}\"",
-                    transport_name(served),
-                    transport_name(transport)
+                    served, transport
                 )),
             );
         }
@@ -679,14 +669,6 @@ impl Lints<'_> {
                 (None, audit.clone())
             }
         }
-    }
-}
-
-fn transport_name(transport: McpTransport) -> &'static str {
-    match transport {
-        McpTransport::Stdio => "stdio",
-        McpTransport::Sse => "sse",
-        McpTransport::StreamableHttp => "streamable-http",
     }
 }
 

@@ -3,27 +3,13 @@
 //! writes), state-file expectations checked against the declared fields, and every path an
 //! artifact the verifier will actually have.
 
+use harness_contract::{HarnessOutcome, canonical_json, sha256_hex};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::diagnostics::{Diagnostic, ManifestPath};
 use crate::manifest::Manifest;
 use crate::manifest::bundle::{Check, CheckKind, FieldType};
 use crate::model::{FieldModel, Presence, ToolModel, TypeModel, check_value, toml_to_json};
-
-/// The outcomes the harness itself records.
-pub const HARNESS_OUTCOMES: &[&str] = &[
-    "ok",
-    "not_found",
-    "invalid_arguments",
-    "rate_limited",
-    "timeout",
-    "panic",
-    "error",
-    "cancelled",
-    "blocked",
-    "unknown_tool",
-];
 
 /// Longest audit duration the verifier accepts when no tool has a longer timeout.
 pub const DEFAULT_MAX_DURATION_MS: u64 = 60_000;
@@ -80,35 +66,6 @@ pub enum CheckModel {
     },
 }
 
-/// Canonical JSON: keys sorted, no spaces (as the audit hashes arguments).
-///
-/// Kept identical to `canonical_json` in runtime/src/audit.rs (codegen must not depend on the runtime);
-/// tests/verifier.rs checks that both sides agree on real values.
-pub fn canonical_json(value: &Value) -> String {
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(object) => {
-                let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(
-                    entries
-                        .into_iter()
-                        .map(|(k, v)| (k.clone(), sorted(v)))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    serde_json::to_string(&sorted(value)).expect("JSON serializes")
-}
-
-/// Hex sha256 of `text`.
-pub fn sha256_hex(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
-}
-
 /// Validates `given` against `fields` as the server would, applying defaults; the value is
 /// what the server's validated arguments serialize to.
 fn complete_arguments(fields: &[FieldModel], given: &Map<String, Value>) -> Result<Value, String> {
@@ -154,15 +111,6 @@ fn complete_arguments(fields: &[FieldModel], given: &Map<String, Value>) -> Resu
     Ok(Value::Object(completed))
 }
 
-fn value_has_type(value: &Value, ty: FieldType) -> bool {
-    match ty {
-        FieldType::Integer => value.is_i64() || value.is_u64(),
-        FieldType::Number => value.is_number(),
-        FieldType::Boolean => value.is_boolean(),
-        FieldType::String => value.is_string(),
-    }
-}
-
 /// Builds the verifier model; problems go to `errors`.
 pub(crate) fn build(
     manifest: &Manifest,
@@ -170,9 +118,9 @@ pub(crate) fn build(
     errors: &mut Vec<Diagnostic>,
 ) -> VerifierModel {
     let outcomes: Vec<String> = manifest.audit.outcomes.clone().unwrap_or_else(|| {
-        HARNESS_OUTCOMES
+        HarnessOutcome::ALL
             .iter()
-            .map(|outcome| (*outcome).to_owned())
+            .map(|outcome| outcome.as_str().to_owned())
             .collect()
     });
     let max_duration_ms = tools
@@ -403,13 +351,11 @@ fn state_file(
                     return None;
                 };
                 match toml_to_json(value) {
-                    Ok(json) if value_has_type(&json, *ty) => {
-                        out.push((name.clone(), json.to_string()))
-                    }
+                    Ok(json) if ty.admits(&json) => out.push((name.clone(), json.to_string())),
                     _ => {
                         error(
                             Some(key),
-                            format!("`{name}` = {value} is not {ty:?}").to_lowercase(),
+                            format!("`{name}` = {value} is not of type {ty}"),
                             "match the field's declared type",
                         );
                         return None;

@@ -9,14 +9,7 @@ use serde_json::{Map, Value, json};
 /// The seed's message for a refused table.
 pub const BLOCK_MESSAGE: &str = "Raw DataFrames are strictly prohibited in MCP tools. Return scalar metrics or token-compressed strings.";
 
-/// What to do with a table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TabularAction {
-    /// Refuse the result.
-    Block,
-    /// Replace each table by its summary.
-    Summarize,
-}
+pub use harness_contract::TabularAction;
 
 /// Rows shown in a summary.
 const SAMPLE_ROWS: usize = 3;

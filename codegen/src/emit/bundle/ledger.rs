@@ -3,13 +3,15 @@
 //! their definitions (clients can pin it to detect changed tools), each tool's budget, the
 //! network policy of each phase, the skills' digests and the image references.
 
+use harness_contract::{canonical_json, sha256_hex};
 use serde_json::{Value, json};
 
 use crate::emit::bundle::templated::DEFAULT_VERIFIER_IMAGE;
 use crate::emit::schema::input_schema;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
-use crate::model::verifier::{CheckModel, canonical_json, sha256_hex};
+
+use crate::model::verifier::CheckModel;
 
 /// Drops nulls, as rmcp omits unset optional fields.
 fn without_nulls(value: Value) -> Option<Value> {

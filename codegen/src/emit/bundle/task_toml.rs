@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::emit::EmitOptions;
-use crate::manifest::bundle::{EnvironmentMode, McpTransport, NetworkMode};
+use crate::manifest::bundle::{EnvironmentMode, NetworkMode, TransportKind};
 use crate::model::bundle::BundleModel;
 
 #[derive(Serialize)]
@@ -74,7 +74,7 @@ struct EnvironmentEntry<'a> {
 #[derive(Serialize)]
 struct McpServerEntry<'a> {
     name: &'a str,
-    transport: McpTransport,
+    transport: TransportKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     url: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -197,7 +197,7 @@ pub fn task_toml(bundle: &BundleModel, options: &EmitOptions) -> String {
                 .iter()
                 .map(|server| McpServerEntry {
                     name: &server.name,
-                    transport: server.transport.unwrap_or(McpTransport::Sse),
+                    transport: server.transport.unwrap_or(TransportKind::Sse),
                     url: server.url.as_deref(),
                     command: server.command.as_deref(),
                     args: server.args.as_deref(),

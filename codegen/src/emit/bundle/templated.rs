@@ -186,10 +186,10 @@ struct Oracle {
 /// `file_exists` checks, over its first MCP server when that speaks streamable HTTP (the
 /// script's small client speaks only that).
 fn oracle(model: &Model, bundle: &BundleModel) -> Option<Oracle> {
-    use crate::manifest::bundle::McpTransport;
+    use crate::manifest::bundle::TransportKind;
     use crate::model::verifier::CheckModel;
     let server = bundle.environment.mcp_servers.first()?;
-    if server.transport != Some(McpTransport::StreamableHttp) {
+    if server.transport != Some(TransportKind::StreamableHttp) {
         return None;
     }
     let mut calls = Vec::new();

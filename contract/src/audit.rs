@@ -1,0 +1,73 @@
+//! The audit record: its fields, the outcomes the harness writes, and when it reaches disk.
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract_enum;
+
+/// The fields every record has, sorted; `trace_id` and `error_code` are optional additions.
+/// The writer emits exactly these and the verifier refuses a record without them.
+pub const RECORD_FIELDS: [&str; 7] = [
+    "args_sha256",
+    "call_id",
+    "duration_ms",
+    "outcome",
+    "schema_version",
+    "timestamp",
+    "tool",
+];
+
+/// The outcomes the harness itself records; tool bodies may add their own with
+/// `ToolError::with_outcome`, which the manifest then lists in `[audit] outcomes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HarnessOutcome {
+    /// The body returned a result that passed every output guard.
+    Ok,
+    /// The body returned `ToolError::not_found`.
+    NotFound,
+    /// The arguments failed validation; the body never ran.
+    InvalidArguments,
+    /// The rate limit refused the call; the body never ran.
+    RateLimited,
+    /// The body ran past `timeout_ms`.
+    Timeout,
+    /// The body panicked.
+    Panic,
+    /// The body returned any other `ToolError`.
+    Error,
+    /// The client cancelled the call.
+    Cancelled,
+    /// The tabular blockade refused the result.
+    Blocked,
+    /// The client named a tool the server does not have.
+    UnknownTool,
+}
+
+contract_enum!(HarnessOutcome {
+    Ok => "ok",
+    NotFound => "not_found",
+    InvalidArguments => "invalid_arguments",
+    RateLimited => "rate_limited",
+    Timeout => "timeout",
+    Panic => "panic",
+    Error => "error",
+    Cancelled => "cancelled",
+    Blocked => "blocked",
+    UnknownTool => "unknown_tool",
+});
+
+/// When audit records reach the disk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FsyncPolicy {
+    /// One write per record; the OS flushes it.
+    #[default]
+    Never,
+    /// Flush every record to the disk before replying.
+    EveryRecord,
+}
+
+contract_enum!(FsyncPolicy {
+    Never => "never",
+    EveryRecord => "every_record",
+});
