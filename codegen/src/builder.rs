@@ -69,14 +69,11 @@ pub fn load(source: &str, file_name: &str, base_dir: &Path) -> Result<Model, Man
         )),
         Ok(parsed) => {
             let mut diagnostics = parsed.unknown_keys;
-            let model = model::build(&parsed.manifest, base_dir)
+            let model = model::build(&parsed.manifest, source, base_dir)
                 .map_err(|errors| diagnostics.extend(errors))
                 .ok();
             match model {
-                Some(mut model) if diagnostics.is_empty() => {
-                    model.manifest_sha256 = harness_contract::sha256_hex(source);
-                    Ok(model)
-                }
+                Some(model) if diagnostics.is_empty() => Ok(model),
                 _ => Err(ManifestErrors::new(
                     file_name,
                     source,

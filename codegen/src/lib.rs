@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod ident;
 pub mod manifest;
+pub mod manifest_path;
 pub mod model;
 pub mod scaffold;
 mod source;

@@ -6,7 +6,7 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::diagnostics::{ManifestPath, Segment, Target};
+use crate::manifest_path::{ManifestPath, Segment, Target};
 
 /// The spanned TOML tree of one manifest.
 pub(crate) struct SourceMap<'i> {

@@ -76,7 +76,7 @@ fn server_spec(model: &Model) -> TokenStream {
     let instructions = opt_str(server.instructions.as_ref());
     let transport = &model.transport;
     let kind = contract_enum(transport.kind);
-    let http = &transport.http;
+    let http = transport;
     let (stateful, json_response, max_request_body_bytes, sse_keep_alive_seconds) = (
         http.stateful,
         http.json_response,

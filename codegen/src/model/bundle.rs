@@ -8,11 +8,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::diagnostics::{Diagnostic, ManifestPath};
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::manifest::bundle::{
     Agent, Artifact, Compose, EnvironmentMode, NetworkMode, Sidecar, Skill, Task, Verifier,
 };
 use crate::manifest::{Manifest, TransportKind};
+use crate::manifest_path::ManifestPath;
 
 /// The Harbor task directory's inputs, checked.
 #[derive(Debug, Clone)]
@@ -94,13 +95,13 @@ pub(crate) fn build(
     manifest: &Manifest,
     base_dir: &Path,
     inputs: &mut Vec<std::path::PathBuf>,
-    errors: &mut Vec<Diagnostic>,
+    diagnostics: &mut Diagnostics,
 ) -> Option<BundleModel> {
     let task = manifest.task.as_ref()?;
     let root = ManifestPath::root();
-    let mut lint = Lints { errors };
+    let mut lint = Lints { diagnostics };
     let (Some(environment), Some(compose)) = (&manifest.environment, &manifest.compose) else {
-        lint.error(
+        lint.diagnostics.report(
             Diagnostic::key(root.key("task"), "a task bundle needs [environment] and [compose]")
                 .label("bundle requested here")
                 .help("add [environment] (the phases' network policy) and [compose] (main's base image), or remove [task]"),
@@ -140,7 +141,7 @@ pub(crate) fn build(
         let path = root.key("verifier").key("environment");
         lint.allowed_hosts(env.network_mode, &env.allowed_hosts, &path);
         if verifier.environment_mode == Some(EnvironmentMode::Shared) {
-            lint.error(
+            lint.diagnostics.report(
                 Diagnostic::key(
                     path,
                     "[verifier.environment] only applies to a separate verifier",
@@ -152,7 +153,7 @@ pub(crate) fn build(
     }
     let bind: SocketAddr = manifest.transport.bind.parse().ok()?;
     if manifest.transport.kind == TransportKind::Stdio {
-        lint.error(
+        lint.diagnostics.report(
             Diagnostic::value(
                 root.key("transport").key("kind"),
                 "the sidecar needs an HTTP transport",
@@ -196,18 +197,15 @@ pub(crate) fn build(
     })
 }
 
+/// The bundle's checks, reporting into the manifest's diagnostics.
 struct Lints<'a> {
-    errors: &'a mut Vec<Diagnostic>,
+    diagnostics: &'a mut Diagnostics,
 }
 
 impl Lints<'_> {
-    fn error(&mut self, diagnostic: Diagnostic) {
-        self.errors.push(diagnostic);
-    }
-
     fn task_name(&mut self, task: &Task) {
         if !TASK_NAME.is_match(&task.name) {
-            self.error(
+            self.diagnostics.report(
                 Diagnostic::value(
                     ManifestPath::root().key("task").key("name"),
                     format!("task name `{}` is not org/name", task.name),
@@ -229,7 +227,7 @@ impl Lints<'_> {
             (Some(text), None) => Some(text.clone()),
             (None, Some(file)) => self.read(base_dir, file, &path.key("instruction_file"), inputs),
             (Some(_), Some(_)) => {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::key(
                         path.key("instruction_file"),
                         "both instruction and instruction_file are given",
@@ -240,7 +238,7 @@ impl Lints<'_> {
                 None
             }
             (None, None) => {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::key(path, "the task has no instruction")
                         .label("instruction.md would be empty")
                         .help("add instruction = \"...\" or instruction_file = \"task/instruction.md\""),
@@ -262,7 +260,7 @@ impl Lints<'_> {
         match std::fs::read_to_string(&full) {
             Ok(text) => Some(text),
             Err(error) => {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(path.clone(), format!("cannot read {file}: {error}"))
                         .label("unreadable")
                         .help("paths are relative to the manifest's directory"),
@@ -276,7 +274,7 @@ impl Lints<'_> {
     /// mean something in allowlist mode.
     fn allowed_hosts(&mut self, mode: Option<NetworkMode>, hosts: &[String], path: &ManifestPath) {
         if !hosts.is_empty() && mode != Some(NetworkMode::Allowlist) {
-            self.error(
+            self.diagnostics.report(
                 Diagnostic::key(
                     path.key("allowed_hosts"),
                     "allowed_hosts without network_mode = \"allowlist\"",
@@ -289,7 +287,7 @@ impl Lints<'_> {
         }
         for (index, host) in hosts.iter().enumerate() {
             if let Err((problem, help)) = check_host(host) {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(
                         path.key("allowed_hosts").index(index),
                         format!("allowed host `{host}` {problem}"),
@@ -314,14 +312,14 @@ impl Lints<'_> {
                 TransportKind::Sse | TransportKind::StreamableHttp
             );
             if server.allowed_tools.is_some() {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::key(path.key("allowed_tools"), "allowed_tools is not a field of an environment MCP server")
                         .label("Harbor drops it silently")
                         .help("allowed_tools belongs to a Reward Kit judge ([[judge.mcp_servers]] in tests/); publish fewer tools from the server instead"),
                 );
             }
             if http && server.url.is_none() {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::key(
                         path.clone(),
                         format!("an MCP server on `{}` needs a url", transport),
@@ -334,14 +332,14 @@ impl Lints<'_> {
                 );
             }
             if http && server.args.is_some() {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::key(path.key("args"), "args only apply to a stdio MCP server")
                         .label("ignored on an HTTP transport")
                         .help("remove args, or use transport = \"stdio\" with a command"),
                 );
             }
             if transport == TransportKind::Stdio && server.command.is_none() {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::key(path.clone(), "a stdio MCP server needs a command")
                         .label("no command")
                         .help("add command = \"/usr/local/bin/...\" (it runs in the agent's environment)"),
@@ -397,7 +395,7 @@ impl Lints<'_> {
             port_ok && tail == endpoint
         });
         if !matches {
-            self.error(
+            self.diagnostics.report(
                 Diagnostic::value(
                     path.clone(),
                     format!("MCP url `{url}` does not reach the sidecar"),
@@ -414,7 +412,7 @@ impl Lints<'_> {
         }
         let served = manifest.transport.kind;
         if transport != served {
-            self.error(
+            self.diagnostics.report(
                 Diagnostic::value(
                     path.clone(),
                     format!("the sidecar serves {}, not {}", served, transport),
@@ -467,7 +465,7 @@ impl Lints<'_> {
                         service.network_mode.is_some()
                     };
                     if set {
-                        self.error(
+                        self.diagnostics.report(
                             Diagnostic::key(path.key(key), format!("service `{}` sets {key} inside the egress overlay's loopback topology", service.name))
                                 .label("escapes the egress control")
                                 .help("remove it so the service shares main's loopback (reach it at 127.0.0.1:<port>), or make every phase public and use Compose DNS"),
@@ -476,7 +474,7 @@ impl Lints<'_> {
                 }
             }
             match (&service.image, &service.build) {
-                (None, None) | (Some(_), Some(_)) => self.error(
+                (None, None) | (Some(_), Some(_)) => self.diagnostics.report(
                     Diagnostic::key(
                         path.clone(),
                         format!(
@@ -496,7 +494,7 @@ impl Lints<'_> {
         for (name, path) in &names {
             self.service_name(name, path);
             if seen_names.contains(name) {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(path.clone(), format!("two services are named `{name}`"))
                         .label("duplicate")
                         .help("service names must be unique"),
@@ -507,7 +505,7 @@ impl Lints<'_> {
         for (position, (port, owner, path)) in ports.iter().enumerate() {
             if let Some((_, first, _)) = ports[..position].iter().find(|(other, ..)| other == port)
             {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(path.clone(), format!("`{owner}` and `{first}` both use loopback port {port}"))
                         .label("port clash on the shared loopback")
                         .help("the egress overlay puts every service in one network namespace; give each a unique port"),
@@ -525,7 +523,7 @@ impl Lints<'_> {
     ) -> Option<Vec<SkillModel>> {
         let root = ManifestPath::root();
         match (skills.is_empty(), skills_dir) {
-            (false, None) => self.error(
+            (false, None) => self.diagnostics.report(
                 Diagnostic::key(
                     root.key("skills"),
                     "skills are declared but [environment] has no skills_dir",
@@ -533,7 +531,7 @@ impl Lints<'_> {
                 .label("the agent would never see them")
                 .help("set skills_dir = \"/opt/harbor-skills\" in [environment]"),
             ),
-            (true, Some(_)) => self.error(
+            (true, Some(_)) => self.diagnostics.report(
                 Diagnostic::value(
                     root.key("environment").key("skills_dir"),
                     "skills_dir is set but the main image never copies a skill there",
@@ -548,7 +546,7 @@ impl Lints<'_> {
         for (index, skill) in skills.iter().enumerate() {
             let path = root.key("skills").index(index);
             if !SKILL_NAME.is_match(&skill.name) {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(
                         path.key("name"),
                         format!("skill name `{}` is not a directory name", skill.name),
@@ -584,14 +582,14 @@ impl Lints<'_> {
                 None
             };
             if let Some(problem) = problem {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(path.key("destination"), format!("artifact destination `{destination}` {problem}"))
                         .label("Harbor refuses this destination")
                         .help("use a relative path inside the artifacts directory, e.g. \"evidence/mcp-audit.jsonl\""),
                 );
             }
             if artifact.source.split('/').any(|part| part == "..") {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(
                         path.key("source"),
                         format!("artifact source `{}` contains `..`", artifact.source),
@@ -603,7 +601,7 @@ impl Lints<'_> {
             if let Some(service) = &artifact.service {
                 self.service_name(service, &path.key("service"));
                 if service != "main" && !artifact.source.starts_with('/') {
-                    self.error(
+                    self.diagnostics.report(
                         Diagnostic::value(
                             path.key("source"),
                             "an artifact from a service other than main needs an absolute source",
@@ -626,7 +624,7 @@ impl Lints<'_> {
             // Harbor runs a sidecar's hook as `sh -c` inside it; the generated sidecar image
             // is FROM scratch, with no shell.
             if hook.service == sidecar.name && sidecar.image.is_none() {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(
                         path.key("service"),
                         format!("a collect hook cannot run in `{}`", sidecar.name),
@@ -640,7 +638,7 @@ impl Lints<'_> {
 
     fn service_name(&mut self, name: &str, path: &ManifestPath) {
         if !SERVICE_NAME.is_match(name) {
-            self.error(
+            self.diagnostics.report(
                 Diagnostic::value(
                     path.clone(),
                     format!("service name `{name}` is outside Harbor's pattern"),
@@ -661,7 +659,7 @@ impl Lints<'_> {
         match dir.filter(|dir| audit.starts_with('/') && dir != "/") {
             Some(dir) => (Some(dir), audit.clone()),
             None => {
-                self.error(
+                self.diagnostics.report(
                     Diagnostic::value(ManifestPath::root().key("audit").key("path"), format!("audit path `{audit}` has no directory of its own"))
                         .label("the sidecar's root is read-only")
                         .help("use an absolute path inside a directory that becomes the sidecar's log volume, e.g. /var/log/monitor-mcp/audit.jsonl"),

@@ -6,10 +6,12 @@
 use harness_contract::{HarnessOutcome, canonical_json, sha256_hex};
 use serde_json::{Map, Value};
 
-use crate::diagnostics::{Diagnostic, ManifestPath};
+use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::manifest::Manifest;
 use crate::manifest::bundle::{Check, CheckKind, FieldType};
-use crate::model::{FieldModel, Presence, ToolModel, TypeModel, check_value, toml_to_json};
+use crate::manifest_path::ManifestPath;
+use crate::model::value::{check_value, toml_to_json};
+use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
 
 /// Longest audit duration the verifier accepts when no tool has a longer timeout.
 pub const DEFAULT_MAX_DURATION_MS: u64 = 60_000;
@@ -115,7 +117,7 @@ fn complete_arguments(fields: &[FieldModel], given: &Map<String, Value>) -> Resu
 pub(crate) fn build(
     manifest: &Manifest,
     tools: &[ToolModel],
-    errors: &mut Vec<Diagnostic>,
+    diagnostics: &mut Diagnostics,
 ) -> VerifierModel {
     let outcomes: Vec<String> = manifest.audit.outcomes.clone().unwrap_or_else(|| {
         HarnessOutcome::ALL
@@ -144,7 +146,7 @@ pub(crate) fn build(
         let path = base.index(index);
         let mut error = |key: Option<&str>, message: String, help: &str| {
             let at = key.map_or_else(|| path.clone(), |key| path.key(key));
-            errors.push(
+            diagnostics.report(
                 Diagnostic::value(at, message)
                     .label("invalid check")
                     .help(help.to_owned()),

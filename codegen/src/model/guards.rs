@@ -1,0 +1,111 @@
+//! Guard policies: the checks on `[defaults.guards]` and each tool's `guards`, and their
+//! resolution (the tool's own keys over the defaults over the built-in defaults).
+
+use crate::diagnostics::Diagnostic;
+use crate::manifest::{Guards, TabularAction};
+use crate::manifest_path::ManifestPath;
+use crate::model::ModelBuilder;
+
+/// The resolved guard policy of one tool: its own `guards` over `[defaults.guards]` over
+/// the built-in defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuardPolicy {
+    /// `(calls, period_seconds)`.
+    pub rate_limit: Option<(u32, f64)>,
+    /// Body time limit.
+    pub timeout_ms: Option<u64>,
+    /// Panics become an envelope (true) or a JSON-RPC error (false).
+    pub catch_unhandled: bool,
+    /// `(max_rows, action)`.
+    pub tabular: Option<(u64, TabularAction)>,
+    /// Lines kept per string.
+    pub max_lines: Option<u64>,
+    /// Strip tag blocks.
+    pub strip_xml: bool,
+    /// Characters of output.
+    pub max_chars: Option<u64>,
+}
+
+pub use harness_contract::guards::{DEFAULT_TABULAR, MIN_MAX_CHARS};
+
+impl ModelBuilder {
+    /// Checks guard values that no type can rule out.
+    pub(super) fn check_guards(&mut self, guards: &Guards, path: &ManifestPath) {
+        let positive = [
+            ("max_lines", guards.max_lines),
+            ("timeout_ms", guards.timeout_ms),
+            (
+                "tabular.max_rows",
+                guards.tabular.map(|tabular| tabular.max_rows),
+            ),
+        ];
+        for (key, value) in positive {
+            if value == Some(0) {
+                let at = key.split('.').fold(path.clone(), |at, part| at.key(part));
+                self.diagnostics.report(
+                    Diagnostic::value(at, format!("{key} must be at least 1"))
+                        .label("zero")
+                        .help(
+                            "a zero limit would refuse every call; remove the key to have no limit",
+                        ),
+                );
+            }
+        }
+        if let Some(max_chars) = guards.max_chars.filter(|max| *max < MIN_MAX_CHARS) {
+            self.diagnostics.report(
+                Diagnostic::value(
+                    path.key("max_chars"),
+                    format!("max_chars {max_chars} leaves no room for the truncation marker"),
+                )
+                .label("too small")
+                .help(format!("use at least {MIN_MAX_CHARS}")),
+            );
+        }
+        if let Some(limit) = guards.rate_limit {
+            let limit_path = path.key("rate_limit");
+            if limit.calls == 0 {
+                self.diagnostics.report(
+                    Diagnostic::value(
+                        limit_path.key("calls"),
+                        "rate_limit.calls must be at least 1",
+                    )
+                    .label("zero")
+                    .help("remove rate_limit to have no limit"),
+                );
+            }
+            let period = limit.period_seconds.as_f64();
+            if !(period > 0.0 && period <= 86_400.0 * 366.0) {
+                self.diagnostics.report(
+                    Diagnostic::value(
+                        limit_path.key("period_seconds"),
+                        "rate_limit.period_seconds must be positive and at most a year",
+                    )
+                    .label("out of range")
+                    .help("for example period_seconds = 60"),
+                );
+            }
+        }
+    }
+}
+
+/// A tool's guards over the manifest defaults over the built-in defaults.
+pub(super) fn resolve_guards(tool: &Guards, defaults: &Guards) -> GuardPolicy {
+    GuardPolicy {
+        rate_limit: tool
+            .rate_limit
+            .or(defaults.rate_limit)
+            .map(|limit| (limit.calls, limit.period_seconds.as_f64())),
+        timeout_ms: tool.timeout_ms.or(defaults.timeout_ms),
+        catch_unhandled: tool
+            .catch_unhandled
+            .or(defaults.catch_unhandled)
+            .unwrap_or(true),
+        tabular: match tool.tabular.or(defaults.tabular) {
+            Some(tabular) => Some((tabular.max_rows, tabular.action)),
+            None => Some(DEFAULT_TABULAR),
+        },
+        max_lines: tool.max_lines.or(defaults.max_lines),
+        strip_xml: tool.strip_xml.or(defaults.strip_xml).unwrap_or(true),
+        max_chars: tool.max_chars.or(defaults.max_chars),
+    }
+}

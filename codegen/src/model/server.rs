@@ -1,0 +1,249 @@
+//! `[server]`, `[transport]` and `[audit]`: the checks no type can express (addresses, URL
+//! paths, auth variable names, Host and Origin lists) and their validated form.
+
+use std::net::SocketAddr;
+
+use crate::diagnostics::Diagnostic;
+use crate::manifest::{self, AuditField, FsyncPolicy, TransportKind};
+use crate::manifest_path::ManifestPath;
+use crate::model::ModelBuilder;
+
+/// The validated `[audit]` table.
+#[derive(Debug, Clone)]
+pub struct AuditModel {
+    /// Default path of the log.
+    pub path: String,
+    /// `schema_version` of every record.
+    pub schema_version: u32,
+    /// Records carry `trace_id`.
+    pub trace_id: bool,
+    /// Records carry `error_code`.
+    pub error_code: bool,
+    /// fsync policy.
+    pub fsync: FsyncPolicy,
+}
+
+/// The validated `[server]` table.
+#[derive(Debug, Clone)]
+pub struct ServerModel {
+    /// Implementation name.
+    pub name: String,
+    /// Implementation version.
+    pub version: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// Instructions for the model.
+    pub instructions: Option<String>,
+}
+
+/// The validated `[transport]` table.
+#[derive(Debug, Clone)]
+pub struct TransportModel {
+    /// Default transport.
+    pub kind: TransportKind,
+    /// HTTP bind address, checked to parse as a socket address.
+    pub bind: String,
+    /// MCP endpoint path.
+    pub path: String,
+    /// Health endpoint path.
+    pub health_path: String,
+    /// Streamable HTTP keeps sessions (`Mcp-Session-Id`).
+    pub stateful: bool,
+    /// Stateless streamable HTTP answers with plain JSON.
+    pub json_response: bool,
+    /// Largest request body accepted.
+    pub max_request_body_bytes: u64,
+    /// Seconds between SSE keep-alive comments.
+    pub sse_keep_alive_seconds: u64,
+    /// Host names a request's `Host` may carry.
+    pub allowed_hosts: Vec<String>,
+    /// Origins allowed besides those on an allowed host.
+    pub allowed_origins: Vec<String>,
+    /// The environment variable holding the bearer token, when auth is on.
+    pub auth_token_env: Option<String>,
+    /// A non-loopback bind without auth is accepted.
+    pub allow_public_bind: bool,
+    /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
+    pub shutdown_grace_seconds: u64,
+}
+
+impl ModelBuilder {
+    pub(super) fn server(&mut self, server: &manifest::Server) -> ServerModel {
+        let path = ManifestPath::root().key("server");
+        for (key, value) in [("name", &server.name), ("version", &server.version)] {
+            if value.trim().is_empty() {
+                self.diagnostics.report(
+                    Diagnostic::value(path.key(key), format!("server {key} is empty"))
+                        .label("empty")
+                        .help(format!("clients show the server {key}; give one")),
+                );
+            }
+        }
+        ServerModel {
+            name: server.name.clone(),
+            version: server.version.clone(),
+            title: server.title.clone(),
+            instructions: server.instructions.clone(),
+        }
+    }
+
+    pub(super) fn transport(&mut self, transport: &manifest::Transport) -> TransportModel {
+        let path = ManifestPath::root().key("transport");
+        if transport.bind.parse::<SocketAddr>().is_err() {
+            self.diagnostics.report(
+                Diagnostic::value(path.key("bind"), "bind is not an IP address with a port")
+                    .label("not ADDRESS:PORT")
+                    .help("write an IP address and a port, such as 127.0.0.1:8765"),
+            );
+        }
+        for (key, value) in [
+            ("path", &transport.path),
+            ("health_path", &transport.health_path),
+        ] {
+            if !value.starts_with('/') || value.contains(char::is_whitespace) {
+                self.diagnostics.report(
+                    Diagnostic::value(path.key(key), format!("{key} is not an absolute URL path"))
+                        .label("must start with `/` and contain no spaces")
+                        .help("for example \"/mcp\" or \"/health\""),
+                );
+            }
+        }
+        if transport.path == transport.health_path {
+            self.diagnostics.report(
+                Diagnostic::value(
+                    path.key("health_path"),
+                    "health_path is the same as the MCP path",
+                )
+                .label("clashes with `path`")
+                .help("serve health on its own path, such as \"/health\""),
+            );
+        }
+        self.transport_security(transport, &path);
+        TransportModel {
+            kind: transport.kind,
+            bind: transport.bind.clone(),
+            path: transport.path.clone(),
+            health_path: transport.health_path.clone(),
+            stateful: transport.stateful,
+            json_response: transport.json_response,
+            max_request_body_bytes: transport.max_request_body_bytes,
+            sse_keep_alive_seconds: transport.sse_keep_alive_seconds,
+            allowed_hosts: transport.allowed_hosts.clone(),
+            allowed_origins: transport.allowed_origins.clone(),
+            auth_token_env: transport.auth_token_env.clone(),
+            allow_public_bind: transport.allow_public_bind,
+            shutdown_grace_seconds: transport.shutdown_grace_seconds,
+        }
+    }
+
+    pub(super) fn transport_security(
+        &mut self,
+        transport: &manifest::Transport,
+        path: &ManifestPath,
+    ) {
+        if transport.json_response && transport.stateful {
+            self.diagnostics.report(
+                Diagnostic::value(
+                    path.key("json_response"),
+                    "json_response needs stateful = false",
+                )
+                .label("only stateless streamable HTTP answers with plain JSON")
+                .help("set stateful = false, or remove json_response"),
+            );
+        }
+        let public = transport
+            .bind
+            .parse::<SocketAddr>()
+            .is_ok_and(|bind| !bind.ip().is_loopback());
+        if public && transport.auth_token_env.is_none() && !transport.allow_public_bind {
+            self.diagnostics.report(
+                Diagnostic::value(path.key("bind"), format!("{} is reachable from other hosts, without auth", transport.bind))
+                    .label("not a loopback address")
+                    .help("set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
+            );
+        }
+        if let Some(variable) = &transport.auth_token_env {
+            let valid = variable.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+                && variable
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            if !valid {
+                self.diagnostics.report(
+                    Diagnostic::value(path.key("auth_token_env"), format!("`{variable}` is not an environment variable name"))
+                        .label("name the variable, not the token")
+                        .help("use uppercase letters, digits and `_`, e.g. \"MCP_TOKEN\"; the token itself never goes in the manifest"),
+                );
+            }
+        }
+        for (index, host) in transport.allowed_hosts.iter().enumerate() {
+            if host.is_empty()
+                || host.contains(['/', ' '])
+                || (host.contains(':') && host.parse::<std::net::IpAddr>().is_err())
+            {
+                self.diagnostics.report(
+                    Diagnostic::value(
+                        path.key("allowed_hosts").index(index),
+                        format!("allowed host `{host}` is not a host name"),
+                    )
+                    .label("no scheme, port or path")
+                    .help("write host names or IP addresses, e.g. \"localhost\" or \"127.0.0.1\""),
+                );
+            }
+        }
+        for (index, origin) in transport.allowed_origins.iter().enumerate() {
+            let valid = origin.split_once("://").is_some_and(|(scheme, rest)| {
+                matches!(scheme, "http" | "https") && !rest.is_empty() && !rest.contains('/')
+            });
+            if !valid {
+                self.diagnostics.report(
+                    Diagnostic::value(
+                        path.key("allowed_origins").index(index),
+                        format!("allowed origin `{origin}` is not scheme://host[:port]"),
+                    )
+                    .label("not an origin")
+                    .help("an origin has no path, e.g. \"https://app.example.com\""),
+                );
+            }
+        }
+        if transport.sse_keep_alive_seconds == 0 || transport.max_request_body_bytes < 1024 {
+            let key = if transport.sse_keep_alive_seconds == 0 {
+                "sse_keep_alive_seconds"
+            } else {
+                "max_request_body_bytes"
+            };
+            self.diagnostics.report(
+                Diagnostic::value(path.key(key), format!("{key} is too small"))
+                    .label("out of range")
+                    .help("keep-alive needs at least 1 s, and a request body at least 1024 bytes"),
+            );
+        }
+    }
+
+    pub(super) fn audit(&mut self, audit: &manifest::Audit) -> AuditModel {
+        let path = ManifestPath::root().key("audit");
+        if audit.path.trim().is_empty() {
+            self.diagnostics.report(
+                Diagnostic::value(path.key("path"), "audit path is empty")
+                    .label("empty")
+                    .help("give a file path, such as /var/log/monitor-mcp/audit.jsonl"),
+            );
+        }
+        if audit.schema_version == 0 {
+            self.diagnostics.report(
+                Diagnostic::value(
+                    path.key("schema_version"),
+                    "audit schema_version must be at least 1",
+                )
+                .label("zero")
+                .help("start at 1 and raise it when the record format changes"),
+            );
+        }
+        AuditModel {
+            path: audit.path.clone(),
+            schema_version: audit.schema_version,
+            trace_id: audit.extra_fields.contains(&AuditField::TraceId),
+            error_code: audit.extra_fields.contains(&AuditField::ErrorCode),
+            fsync: audit.fsync,
+        }
+    }
+}
