@@ -53,8 +53,8 @@ pub mod __private {
         TransportSpec,
     };
     pub use crate::validate::{
-        ArgErrors, ArgPath, FromArguments, JsonObject, NumberRules, StringRules, array, boolean,
-        integer, not_a_member, number, object, reject_unknown_fields, string,
+        ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, StringRules, array,
+        boolean, integer, not_a_member, number, object, reject_unknown_fields, string,
     };
     pub use crate::verify::{CheckSpec, FieldType, VerifierSpec};
 }

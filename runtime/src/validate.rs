@@ -413,6 +413,75 @@ pub fn array<T>(
     ok.then_some(parsed)
 }
 
+/// The fields of one object being validated: each field is bound by its presence
+/// ([`required`](Fields::required), [`optional`](Fields::optional),
+/// [`or_default`](Fields::or_default)) with a `parse` that checks a present value (a validator
+/// such as [`boolean`], or a closure holding its rules). Every error is kept in `errors`.
+pub struct Fields<'a> {
+    object: &'a JsonObject,
+    path: ArgPath<'a>,
+    errors: &'a mut ArgErrors,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of `object` at `path`, after refusing any field not in `allowed`.
+    pub fn new(
+        object: &'a JsonObject,
+        path: ArgPath<'a>,
+        allowed: &[&str],
+        errors: &'a mut ArgErrors,
+    ) -> Self {
+        reject_unknown_fields(object, path, allowed, errors);
+        Self {
+            object,
+            path,
+            errors,
+        }
+    }
+
+    /// A required field: validated when present, reported missing when absent.
+    pub fn required<T>(
+        &mut self,
+        name: &str,
+        parse: impl FnOnce(&Value, ArgPath<'_>, &mut ArgErrors) -> Option<T>,
+    ) -> Option<T> {
+        let path = self.path.field(name);
+        match self.object.get(name) {
+            Some(value) => parse(value, path, self.errors),
+            None => {
+                self.errors.missing(path);
+                None
+            }
+        }
+    }
+
+    /// An optional field: `Some(None)` when absent, `Some(Some(_))` when present and valid,
+    /// `None` when present and invalid.
+    pub fn optional<T>(
+        &mut self,
+        name: &str,
+        parse: impl FnOnce(&Value, ArgPath<'_>, &mut ArgErrors) -> Option<T>,
+    ) -> Option<Option<T>> {
+        match self.object.get(name) {
+            Some(value) => parse(value, self.path.field(name), self.errors).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// A field with a default: `default()` when absent, validated when present.
+    pub fn or_default<T>(
+        &mut self,
+        name: &str,
+        parse: impl FnOnce(&Value, ArgPath<'_>, &mut ArgErrors) -> Option<T>,
+        default: impl FnOnce() -> T,
+    ) -> Option<T> {
+        match self.object.get(name) {
+            Some(value) => parse(value, self.path.field(name), self.errors),
+            None => Some(default()),
+        }
+    }
+}
+
 /// A nested object validated by its generated struct.
 pub fn object<T: FromArguments>(
     value: &Value,

@@ -1,0 +1,208 @@
+//! The server: one body trait per tool, the `Tools` bound over all of them, the rmcp
+//! `ServerHandler` that dispatches `tools/call` through the pipeline, and the macro that
+//! declares the user's tool modules.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::emit::rust::{doc, int, rt};
+use crate::ident::to_ident;
+use crate::model::{Builtin, Model, ToolModel};
+
+pub(super) fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
+    let rt = rt();
+    let trait_name = format_ident!("{}", tool.trait_name);
+    let method = to_ident(&tool.module);
+    let args = format_ident!("{}", tool.args_type);
+    let file = format!("{tools_dir}/{}.rs", tool.module);
+    let message = format!("tool `{}` has no body for `{{Self}}`", tool.name);
+    let label = format!("`{}` is missing", tool.trait_name);
+    let note = format!(
+        "write `impl {} for {{Self}}` in {file}; `cargo run -p harness-codegen -- scaffold` creates a stub",
+        tool.trait_name
+    );
+    let trait_doc = doc(&format!(
+        "The body of tool `{}`: implement it in `{file}`.\n\n{}",
+        tool.name, tool.description
+    ));
+    quote! {
+        #trait_doc
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #trait_name: Send + Sync + 'static {
+            /// The result: a serializable value; a JSON object becomes structuredContent.
+            type Output: #rt::serde::Serialize + Send;
+
+            /// Runs one call with validated arguments.
+            fn #method(
+                &self,
+                args: #args,
+                ctx: #rt::CallContext,
+            ) -> impl ::core::future::Future<
+                Output = Result<Self::Output, #rt::ToolError>,
+            > + Send;
+        }
+    }
+}
+
+pub(super) fn tools_trait(model: &Model) -> TokenStream {
+    let bounds: Vec<_> = model
+        .tools
+        .iter()
+        .filter(|tool| tool.builtin.is_none())
+        .map(|tool| format_ident!("{}", tool.trait_name))
+        .collect();
+    quote! {
+        /// Every tool body of the manifest; implemented for any type that implements them all.
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` does not implement every tool body of the manifest",
+            note = "the other errors name each missing tool and the file its body belongs in"
+        )]
+        pub trait Tools: #(#bounds +)* Send + Sync + 'static {}
+
+        impl<T> Tools for T where T: #(#bounds +)* Send + Sync + 'static {}
+    }
+}
+
+pub(super) fn harness(model: &Model) -> TokenStream {
+    let rt = rt();
+    let arms: Vec<_> = model
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(index, tool)| {
+            let name = &tool.name;
+            let body = match tool.builtin {
+                Some(Builtin::Health) => quote!(|_: #rt::NoArguments, _| #rt::builtins::health()),
+                Some(Builtin::Ping) => quote!(|_: #rt::NoArguments, _| #rt::builtins::ping()),
+                Some(Builtin::Diagnostics) => {
+                    quote!(|_: #rt::NoArguments, _| #rt::builtins::diagnostics(&self.pipeline))
+                }
+                None => {
+                    let trait_name = format_ident!("{}", tool.trait_name);
+                    let method = to_ident(&tool.module);
+                    let args = format_ident!("{}", tool.args_type);
+                    quote!(|args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx))
+                }
+            };
+            let index = int(index as u64);
+            quote! {
+                #name => self.pipeline.run(#index, call, #body).await,
+            }
+        })
+        .collect();
+    let dispatch = if arms.is_empty() {
+        quote! {
+            let (name, call) = #rt::Call::split(request, context);
+            Err(self.pipeline.unknown_tool(&name, call))
+        }
+    } else {
+        quote! {
+            let (name, call) = #rt::Call::split(request, context);
+            let result = match name.as_ref() {
+                #(#arms)*
+                other => return Err(self.pipeline.unknown_tool(other, call)),
+            };
+            result.map(Into::into)
+        }
+    };
+    quote! {
+        /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
+        pub struct Harness<T> {
+            tools: Arc<T>,
+            definitions: Arc<[#rt::rmcp::model::Tool]>,
+            pipeline: Arc<#rt::Pipeline>,
+        }
+
+        impl<T> Clone for Harness<T> {
+            fn clone(&self) -> Self {
+                Self {
+                    tools: Arc::clone(&self.tools),
+                    definitions: Arc::clone(&self.definitions),
+                    pipeline: Arc::clone(&self.pipeline),
+                }
+            }
+        }
+
+        impl<T: Tools> Harness<T> {
+            /// A server whose tool bodies are `tools`.
+            pub fn new(tools: T) -> Self {
+                Self {
+                    tools: Arc::new(tools),
+                    definitions: TOOLS.iter().map(#rt::ToolSpec::to_tool).collect(),
+                    pipeline: Arc::new(#rt::Pipeline::new(&SERVER, TOOLS)),
+                }
+            }
+
+            /// The tool bodies.
+            #[allow(dead_code, reason = "API for the binary, which may not need it")]
+            pub fn tools(&self) -> &T {
+                &self.tools
+            }
+        }
+
+        impl<T: Tools> #rt::GeneratedServer for Harness<T> {
+            fn spec(&self) -> &'static #rt::ServerSpec {
+                &SERVER
+            }
+
+            fn tool_specs(&self) -> &'static [#rt::ToolSpec] {
+                TOOLS
+            }
+
+            fn pipeline(&self) -> &#rt::Pipeline {
+                &self.pipeline
+            }
+
+            fn bundle(&self) -> &'static #rt::BundleSpec {
+                &BUNDLE
+            }
+
+            fn verifier(&self) -> &'static #rt::VerifierSpec {
+                &VERIFIER
+            }
+        }
+
+        impl<T: Tools> #rt::rmcp::ServerHandler for Harness<T> {
+            fn get_info(&self) -> #rt::rmcp::model::ServerConfig {
+                SERVER.server_info()
+            }
+
+            async fn list_tools(
+                &self,
+                _request: Option<#rt::rmcp::model::PaginatedRequestParams>,
+                _context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
+            ) -> Result<#rt::rmcp::model::ListToolsResult, #rt::rmcp::model::ErrorData> {
+                Ok(#rt::rmcp::model::ListToolsResult::with_all_items(
+                    self.definitions.to_vec(),
+                ))
+            }
+
+            async fn call_tool(
+                &self,
+                request: #rt::rmcp::model::CallToolRequestParams,
+                context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
+            ) -> Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
+                #dispatch
+            }
+        }
+    }
+}
+
+pub(super) fn tool_modules(model: &Model) -> TokenStream {
+    let modules = model
+        .tools
+        .iter()
+        .filter(|tool| tool.builtin.is_none())
+        .map(|tool| to_ident(&tool.module));
+    quote! {
+        /// Declares one module per tool (`src/tools/<tool>.rs`); invoke it in `src/tools/mod.rs`.
+        #[allow(unused_macros)]
+        macro_rules! tool_modules {
+            () => {
+                #(pub mod #modules;)*
+            };
+        }
+        #[allow(unused_imports)]
+        pub(crate) use tool_modules;
+    }
+}

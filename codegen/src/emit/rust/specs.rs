@@ -1,0 +1,220 @@
+//! The spec constants: `SERVER`, `TOOLS`, `VERIFIER` and `BUNDLE`, every manifest decision
+//! spelled out as a literal so a policy change is a one-line diff in review.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use crate::emit::rust::{contract_enum, int, opt, opt_str, opt_u64, raw_string, rt};
+use crate::emit::schema::input_schema;
+use crate::model::verifier::CheckModel;
+use crate::model::{GuardPolicy, Model, ToolModel};
+
+pub(super) fn server_spec(model: &Model) -> TokenStream {
+    let rt = rt();
+    let server = &model.server;
+    let (name, version) = (&server.name, &server.version);
+    let title = opt_str(server.title.as_ref());
+    let instructions = opt_str(server.instructions.as_ref());
+    let transport = &model.transport;
+    let kind = contract_enum(transport.kind);
+    let (stateful, json_response) = (transport.stateful, transport.json_response);
+    let max_request_body_bytes = int(transport.max_request_body_bytes);
+    let sse_keep_alive_seconds = int(transport.sse_keep_alive_seconds);
+    let (allowed_hosts, allowed_origins) = (&transport.allowed_hosts, &transport.allowed_origins);
+    let auth_token_env = opt_str(transport.auth_token_env.as_ref());
+    let allow_public_bind = transport.allow_public_bind;
+    let shutdown_grace_seconds = int(transport.shutdown_grace_seconds);
+    let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
+    let audit = &model.audit;
+    let (audit_path, trace_id, error_code) = (&audit.path, audit.trace_id, audit.error_code);
+    let schema_version = int(audit.schema_version);
+    let fsync = contract_enum(audit.fsync);
+    let manifest_sha256 = &model.manifest_sha256;
+    let tool_specs = model.tools.iter().map(tool_spec);
+    quote! {
+        /// `[server]`, `[transport]` and `[audit]` of the manifest.
+        pub const SERVER: #rt::ServerSpec = #rt::ServerSpec {
+            name: #name,
+            version: #version,
+            title: #title,
+            instructions: #instructions,
+            transport: #rt::TransportSpec {
+                kind: #kind,
+                bind: #bind,
+                path: #path,
+                health_path: #health_path,
+                stateful: #stateful,
+                json_response: #json_response,
+                max_request_body_bytes: #max_request_body_bytes,
+                sse_keep_alive_seconds: #sse_keep_alive_seconds,
+                allowed_hosts: &[#(#allowed_hosts),*],
+                allowed_origins: &[#(#allowed_origins),*],
+                auth_token_env: #auth_token_env,
+                allow_public_bind: #allow_public_bind,
+                shutdown_grace_seconds: #shutdown_grace_seconds,
+            },
+            audit: #rt::AuditSpec {
+                path: #audit_path,
+                schema_version: #schema_version,
+                trace_id: #trace_id,
+                error_code: #error_code,
+                fsync: #fsync,
+            },
+            manifest_sha256: #manifest_sha256,
+        };
+
+        /// Every tool as `tools/list` publishes it, in manifest order.
+        pub const TOOLS: &[#rt::ToolSpec] = &[#(#tool_specs),*];
+    }
+}
+
+pub(super) fn tool_spec(tool: &ToolModel) -> TokenStream {
+    let rt = rt();
+    let name = &tool.name;
+    let title = opt_str(tool.title.as_ref());
+    let description = &tool.description;
+    let schema = serde_json::to_string_pretty(&input_schema(tool)).expect("schema serializes");
+    let schema = raw_string(&schema);
+    let hints = &tool.annotations;
+    let (read_only, destructive, idempotent, open_world) = (
+        opt(hints.read_only),
+        opt(hints.destructive),
+        opt(hints.idempotent),
+        opt(hints.open_world),
+    );
+    let guards = guard_spec(&tool.guards);
+    quote! {
+        #rt::ToolSpec {
+            name: #name,
+            title: #title,
+            description: #description,
+            input_schema: #schema,
+            annotations: #rt::AnnotationSpec {
+                read_only: #read_only,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            },
+            guards: #guards,
+        }
+    }
+}
+
+/// What `verify` checks, spelled out so each check is a reviewable diff.
+pub(super) fn verifier_spec(model: &Model) -> TokenStream {
+    let rt = rt();
+    let verifier = &model.verifier;
+    let tools = model.tools.iter().map(|tool| &tool.name);
+    let outcomes = &verifier.outcomes;
+    let max_duration_ms = int(verifier.max_duration_ms);
+    let artifacts = verifier
+        .artifacts
+        .iter()
+        .map(|(source, destination)| quote!((#source, #destination)));
+    let pairs = |pairs: &[(String, String)]| {
+        let pairs = pairs.iter().map(|(name, json)| quote!((#name, #json)));
+        quote!(&[#(#pairs),*])
+    };
+    let checks = verifier.checks.iter().map(|check| match check {
+        CheckModel::AuditCall { tool, arguments, args_sha256, outcome } => quote! {
+            #rt::CheckSpec::AuditCall {
+                tool: #tool,
+                arguments: #arguments,
+                args_sha256: #args_sha256,
+                outcome: #outcome,
+            }
+        },
+        CheckModel::StateFile { path, fields, require, expect } => {
+            let fields = fields.iter().map(|(name, ty)| {
+                let ty = contract_enum(*ty);
+                quote!((#name, #ty))
+            });
+            let (require, expect) = (pairs(require), pairs(expect));
+            quote! {
+                #rt::CheckSpec::StateFile {
+                    path: #path,
+                    fields: &[#(#fields),*],
+                    require: #require,
+                    expect: #expect,
+                }
+            }
+        }
+        CheckModel::FileExists { path } => quote!(#rt::CheckSpec::FileExists { path: #path }),
+        CheckModel::CallBudget { max_calls, forbid_outcomes } => {
+            let max_calls = opt_u64(*max_calls);
+            quote!(#rt::CheckSpec::CallBudget { max_calls: #max_calls, forbid_outcomes: &[#(#forbid_outcomes),*] })
+        }
+    });
+    quote! {
+        /// What `verify` checks, and the audit format it expects.
+        pub const VERIFIER: #rt::VerifierSpec = #rt::VerifierSpec {
+            audit: SERVER.audit,
+            tools: &[#(#tools),*],
+            outcomes: &[#(#outcomes),*],
+            max_duration_ms: #max_duration_ms,
+            artifacts: &[#(#artifacts),*],
+            checks: &[#(#checks),*],
+        };
+    }
+}
+
+/// The Harbor task directory, embedded from OUT_DIR so it always matches the binary.
+pub(super) fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str) -> TokenStream {
+    let rt = rt();
+    let Some(bundle) = &model.bundle else {
+        return quote! {
+            /// This manifest has no `[task]`, so there is no bundle.
+            pub const BUNDLE: #rt::BundleSpec = #rt::BundleSpec { files: &[], binary_paths: &[] };
+        };
+    };
+    let files = bundle_paths.iter().map(|path| {
+        let include = format!("/{out_prefix}{}{path}", crate::emit::bundle::PREFIX);
+        let executable = path.ends_with(".sh");
+        quote! {
+            #rt::BundleFile {
+                path: #path,
+                contents: include_str!(concat!(env!("OUT_DIR"), #include)),
+                executable: #executable,
+            }
+        }
+    });
+    let binary_paths = crate::emit::bundle::binary_paths(bundle);
+    quote! {
+        /// The Harbor task directory (`bundle --out DIR` writes it, with this binary at
+        /// `binary_paths`).
+        pub const BUNDLE: #rt::BundleSpec = #rt::BundleSpec {
+            files: &[#(#files),*],
+            binary_paths: &[#(#binary_paths),*],
+        };
+    }
+}
+
+/// The resolved guard policy, spelled out so a policy change is a reviewable diff.
+pub(super) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
+    let rt = rt();
+    let rate_limit = opt(guards.rate_limit.map(|(calls, period_seconds)| {
+        let (calls, period_seconds) = (int(calls), Literal::f64_unsuffixed(period_seconds));
+        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds })
+    }));
+    let tabular = opt(guards.tabular.map(|(max_rows, action)| {
+        let (max_rows, action) = (int(max_rows), contract_enum(action));
+        quote!(#rt::TabularSpec { max_rows: #max_rows, action: #action })
+    }));
+    let (timeout_ms, max_lines, max_chars) = (
+        opt_u64(guards.timeout_ms),
+        opt_u64(guards.max_lines),
+        opt_u64(guards.max_chars),
+    );
+    let (catch_unhandled, strip_xml) = (guards.catch_unhandled, guards.strip_xml);
+    quote! {
+        #rt::GuardSpec {
+            rate_limit: #rate_limit,
+            timeout_ms: #timeout_ms,
+            catch_unhandled: #catch_unhandled,
+            tabular: #tabular,
+            max_lines: #max_lines,
+            strip_xml: #strip_xml,
+            max_chars: #max_chars,
+        }
+    }
+}
