@@ -13,6 +13,7 @@ pub mod manifest_path;
 pub mod model;
 pub mod scaffold;
 mod source;
+mod templates;
 
 pub use builder::{BuildError, Builder, build_script, generate, load};
 pub use diagnostics::ManifestErrors;
