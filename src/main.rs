@@ -1,5 +1,9 @@
 //! The MCP server generated from ./harness.toml, with the tool bodies in src/tools.
 
+#[allow(
+    unreachable_pub,
+    reason = "generated items are `pub` so a library crate can export them"
+)]
 mod generated {
     //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
     include!(concat!(env!("OUT_DIR"), "/harness.rs"));

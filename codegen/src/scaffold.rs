@@ -48,7 +48,7 @@ crate::generated::tool_modules!();
 
 /// The state every tool body can use (connection pools, clients, fixtures...).
 #[derive(Debug, Default)]
-pub struct Toolbox;
+pub(crate) struct Toolbox;
 ";
 
 /// The stub of one tool body.

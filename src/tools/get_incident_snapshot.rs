@@ -8,7 +8,7 @@ use crate::tools::Toolbox;
 
 /// What the tool returns; `schema_version` lets clients detect format changes.
 #[derive(Debug, Serialize)]
-pub struct IncidentSnapshot {
+pub(crate) struct IncidentSnapshot {
     schema_version: u32,
     incident_id: u32,
     view: GetIncidentSnapshotView,

@@ -5,7 +5,7 @@ crate::generated::tool_modules!();
 
 /// A fixture incident, as seed 004's monitor serves it.
 #[derive(Debug)]
-pub struct Incident {
+pub(crate) struct Incident {
     /// The incident id.
     pub id: u32,
     /// Its status, e.g. "degraded".
@@ -18,7 +18,7 @@ pub struct Incident {
 
 /// The state every tool body can use.
 #[derive(Debug)]
-pub struct Toolbox {
+pub(crate) struct Toolbox {
     incidents: Vec<Incident>,
 }
 

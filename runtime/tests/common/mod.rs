@@ -6,7 +6,7 @@ use harness_runtime::__private::*;
 use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 
 /// The audit format: seed 004's fields plus trace_id and error_code.
-pub const AUDIT: Audit = Audit {
+pub(crate) const AUDIT: Audit = Audit {
     path: "",
     schema_version: 1,
     trace_id: true,
@@ -15,7 +15,7 @@ pub const AUDIT: Audit = Audit {
 };
 
 /// A stdio server with that audit format.
-pub const SERVER: ServerSpec = ServerSpec {
+pub(crate) const SERVER: ServerSpec = ServerSpec {
     name: "pipeline-test",
     version: "0",
     title: None,
@@ -26,7 +26,7 @@ pub const SERVER: ServerSpec = ServerSpec {
 };
 
 /// Panics caught and tags stripped; no other guard.
-pub const GUARDS: GuardSpec = GuardSpec {
+pub(crate) const GUARDS: GuardSpec = GuardSpec {
     rate_limit: None,
     timeout_ms: None,
     catch_unhandled: true,
@@ -37,7 +37,7 @@ pub const GUARDS: GuardSpec = GuardSpec {
 };
 
 /// A tool that takes no arguments, with these guards.
-pub const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
+pub(crate) const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
     ToolSpec {
         name,
         title: None,

@@ -57,12 +57,12 @@ struct Build {
 
 /// The build argument main's Dockerfile takes its base image from, and the environment
 /// variable that overrides it (a local image where no registry is reachable).
-pub const MAIN_BASE_IMAGE_ARG: &str = "MAIN_BASE_IMAGE";
+pub(super) const MAIN_BASE_IMAGE_ARG: &str = "MAIN_BASE_IMAGE";
 /// See [`MAIN_BASE_IMAGE_ARG`].
-pub const MAIN_BASE_IMAGE_ENV: &str = "HARNESS_MAIN_BASE_IMAGE";
+pub(super) const MAIN_BASE_IMAGE_ENV: &str = "HARNESS_MAIN_BASE_IMAGE";
 /// The environment variable that sets the verifier's base image (its Dockerfile's
 /// `VERIFIER_BASE_IMAGE` argument) when Harbor builds it through tests/docker-compose.yaml.
-pub const VERIFIER_BASE_IMAGE_ENV: &str = "HARNESS_VERIFIER_BASE_IMAGE";
+pub(super) const VERIFIER_BASE_IMAGE_ENV: &str = "HARNESS_VERIFIER_BASE_IMAGE";
 
 /// A build from `.` whose base image is the build argument `arg`, defaulting to `image` and
 /// overridden by the environment variable `env`.
@@ -79,7 +79,7 @@ fn header(options: &EmitOptions) -> String {
 
 /// The text of tests/docker-compose.yaml, which Harbor merges into the separate verifier's
 /// compose files: only the verifier's base image as an overridable build argument.
-pub fn verifier_compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
+pub(super) fn verifier_compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let image = bundle
         .verifier
         .image
@@ -121,7 +121,7 @@ struct Healthcheck {
 /// log directory on a named volume (Harbor copies artifacts out with `docker compose cp`,
 /// which cannot read a tmpfs), no published ports, no capabilities, and a healthcheck that
 /// runs the binary itself.
-pub fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
+pub(super) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let sidecar = &bundle.compose.sidecar;
     let binary = super::binary_name(bundle);
     let health_url = format!(

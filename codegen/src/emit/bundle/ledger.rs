@@ -68,7 +68,11 @@ fn published_tools(model: &Model) -> Value {
 /// The text of ledger.json. `shipped` holds the bundle's other files, so each skill's digest
 /// is of the SKILL.md the agent reads. `bundle --out` adds the sidecar binary's digest, which
 /// is known only once the binary is built.
-pub fn ledger_json(model: &Model, bundle: &BundleModel, shipped: &[(String, String)]) -> String {
+pub(super) fn ledger_json(
+    model: &Model,
+    bundle: &BundleModel,
+    shipped: &[(String, String)],
+) -> String {
     let tools = published_tools(model);
     let budgets: serde_json::Map<String, Value> = model
         .tools
@@ -125,7 +129,7 @@ pub fn ledger_json(model: &Model, bundle: &BundleModel, shipped: &[(String, Stri
             "manifest_sha256": model.manifest_sha256,
         },
         "tools": model.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-        "tools_sha256": sha256_hex(&canonical_json(&tools)),
+        "tools_sha256": sha256_hex(canonical_json(&tools)),
         "budgets": budgets,
         "call_budget": call_budgets,
         "network": {

@@ -151,7 +151,7 @@ struct VerifierEnvironmentEntry<'a> {
 }
 
 /// The text of task.toml.
-pub fn task_toml(bundle: &BundleModel, options: &EmitOptions) -> String {
+pub(super) fn task_toml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let (task, env, agent, verifier) = (
         &bundle.task,
         &bundle.environment,

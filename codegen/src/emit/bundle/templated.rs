@@ -9,11 +9,11 @@ use crate::model::bundle::BundleModel;
 
 /// The build argument the verifier's Dockerfile takes its base image from: a local image
 /// where no registry is reachable (`docker build --build-arg VERIFIER_BASE_IMAGE=...`).
-pub const VERIFIER_BASE_IMAGE_ARG: &str = "VERIFIER_BASE_IMAGE";
+pub(super) const VERIFIER_BASE_IMAGE_ARG: &str = "VERIFIER_BASE_IMAGE";
 
 /// The image the separate verifier builds from when the manifest names none: seed 004's
 /// pinned base (it has /bin/sh, which test.sh needs).
-pub const DEFAULT_VERIFIER_IMAGE: &str =
+pub(super) const DEFAULT_VERIFIER_IMAGE: &str =
     "python:3.12-slim@sha256:c3d81d25b3154142b0b42eb1e61300024426268edeb5b5a26dd7ddf64d9daf28";
 
 fn environment() -> Environment<'static> {
@@ -32,7 +32,11 @@ fn environment() -> Environment<'static> {
 }
 
 /// Every templated file of the bundle: (path inside the bundle, text).
-pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<(String, String)> {
+pub(super) fn files(
+    model: &Model,
+    bundle: &BundleModel,
+    options: &EmitOptions,
+) -> Vec<(String, String)> {
     let env = environment();
     let render = |name: &str, ctx: minijinja::Value| {
         env.get_template(name)

@@ -199,7 +199,7 @@ pub(super) fn tool_modules(model: &Model) -> TokenStream {
         #[allow(unused_macros)]
         macro_rules! tool_modules {
             () => {
-                #(pub mod #modules;)*
+                #(pub(crate) mod #modules;)*
             };
         }
         #[allow(unused_imports)]

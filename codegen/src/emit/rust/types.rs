@@ -29,7 +29,11 @@ fn struct_with_validator(
         let ident = to_ident(&field.ident);
         let json_name = &field.name;
         let ty = rust_type(&field.ty);
-        let doc = field.description.as_deref().map(self::doc);
+        // Every public field has a doc, so a crate with `missing_docs` on builds cleanly.
+        let doc = match field.description.as_deref() {
+            Some(description) => self::doc(description),
+            None => self::doc(&format!("The `{json_name}` argument.")),
+        };
         let rename = (field.ident != field.name).then(|| quote!(#[serde(rename = #json_name)]));
         match field.presence {
             Presence::Optional => quote! {

@@ -6,13 +6,13 @@ crate::generated::tool_modules!();
 
 /// The state every tool body can use.
 #[derive(Debug, Default)]
-pub struct Toolbox {
+pub(crate) struct Toolbox {
     /// How many mutations actually reached the (pretend) external system.
     pub mutations_dispatched: AtomicU64,
 }
 
 /// The seed's orders table: 1,000 rows, as a DataFrame would serialize.
-pub fn orders() -> Vec<serde_json::Value> {
+pub(crate) fn orders() -> Vec<serde_json::Value> {
     const REGIONS: [&str; 3] = ["eu-west", "us-east", "ap-south"];
     (0..1000)
         .map(|id| {

@@ -8,7 +8,7 @@ use crate::tools::{Toolbox, orders};
 
 /// Compact metrics instead of rows.
 #[derive(Debug, Serialize)]
-pub struct OrderMetrics {
+pub(crate) struct OrderMetrics {
     order_count: usize,
     total_revenue: f64,
     average_order: f64,
