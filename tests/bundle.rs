@@ -12,7 +12,7 @@ const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
 
 fn default_artifacts() -> harness_codegen::Artifacts {
     let source = std::fs::read_to_string("harness.toml").unwrap();
-    generate(&source, &EmitOptions::default()).expect("harness.toml is valid")
+    generate(&source, Path::new("."), &EmitOptions::default()).expect("harness.toml is valid")
 }
 
 #[test]
@@ -218,7 +218,7 @@ fn the_topology_follows_harbors_rule() {
         set_public(manifest, &all_public);
         mcp_url(manifest, "http://monitor-mcp:8765/mcp");
     });
-    let artifacts = generate(&source, &EmitOptions::default()).expect("valid");
+    let artifacts = generate(&source, Path::new("."), &EmitOptions::default()).expect("valid");
     assert!(!ledger_overlay(&artifacts));
     let compose: Value =
         serde_yaml_ng::from_str(&artifacts["bundle/environment/docker-compose.yaml"]).unwrap();
@@ -232,7 +232,7 @@ fn the_topology_follows_harbors_rule() {
 
     // The loopback url then reaches nothing: refused, with the url that works.
     let loopback = manifest_with(|manifest| set_public(manifest, &all_public));
-    let errors = generate(&loopback, &EmitOptions::default()).unwrap_err();
+    let errors = generate(&loopback, Path::new("."), &EmitOptions::default()).unwrap_err();
     let rendered = errors.render_plain();
     assert!(
         rendered.contains("does not reach the sidecar")
@@ -247,7 +247,7 @@ fn the_topology_follows_harbors_rule() {
         mcp_url(manifest, "http://monitor-mcp:8765/mcp");
     });
     assert!(!ledger_overlay(
-        &generate(&separate, &EmitOptions::default()).unwrap()
+        &generate(&separate, Path::new("."), &EmitOptions::default()).unwrap()
     ));
 
     // The same verifier sharing the environment: the overlay, and the loopback topology.
@@ -257,7 +257,7 @@ fn the_topology_follows_harbors_rule() {
         verifier.insert("environment_mode".into(), "shared".into());
         verifier.remove("environment");
     });
-    let artifacts = generate(&shared, &EmitOptions::default()).expect("valid");
+    let artifacts = generate(&shared, Path::new("."), &EmitOptions::default()).expect("valid");
     assert!(ledger_overlay(&artifacts));
     assert!(artifacts["bundle/environment/docker-compose.yaml"].contains("127.0.0.1:8765"));
 }
@@ -270,7 +270,7 @@ fn a_collect_hook_on_the_scratch_sidecar_is_refused() {
             .unwrap()
             .insert("service".into(), "monitor-mcp".into());
     });
-    let rendered = generate(&source, &EmitOptions::default())
+    let rendered = generate(&source, Path::new("."), &EmitOptions::default())
         .unwrap_err()
         .render_plain();
     assert!(

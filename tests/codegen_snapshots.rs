@@ -25,7 +25,8 @@ fn fixture_name(path: &Path) -> String {
 #[test]
 fn default_manifest_artifacts() {
     let source = std::fs::read_to_string("harness.toml").expect("harness.toml");
-    let artifacts = generate(&source, &options("harness.toml")).expect("harness.toml is valid");
+    let artifacts =
+        generate(&source, Path::new("."), &options("harness.toml")).expect("harness.toml is valid");
     for (path, text) in artifacts {
         insta::assert_snapshot!(format!("default__{}", path.replace('/', "__")), text);
     }
@@ -35,7 +36,12 @@ fn default_manifest_artifacts() {
 fn example_manifest_artifacts() {
     let source =
         std::fs::read_to_string("examples/ops-agent/harness.toml").expect("example manifest");
-    let artifacts = generate(&source, &options("examples/ops-agent/harness.toml")).expect("valid");
+    let artifacts = generate(
+        &source,
+        Path::new("."),
+        &options("examples/ops-agent/harness.toml"),
+    )
+    .expect("valid");
     for (path, text) in artifacts {
         insta::assert_snapshot!(format!("ops_agent__{}", path.replace('/', "__")), text);
     }
@@ -46,7 +52,7 @@ fn good_fixture_artifacts() {
     insta::glob!("fixtures/good/*.toml", |path| {
         let source = std::fs::read_to_string(path).expect("fixture");
         let name = fixture_name(path);
-        let artifacts = generate(&source, &options(&name))
+        let artifacts = generate(&source, Path::new("."), &options(&name))
             .unwrap_or_else(|errors| panic!("{name} should be valid:\n{errors}"));
         for (artifact, text) in artifacts {
             insta::assert_snapshot!(artifact.replace('/', "__"), text);
@@ -59,7 +65,7 @@ fn bad_fixture_errors() {
     insta::glob!("fixtures/bad/*.toml", |path| {
         let source = std::fs::read_to_string(path).expect("fixture");
         let name = fixture_name(path);
-        let errors = match generate(&source, &options(&name)) {
+        let errors = match generate(&source, Path::new("."), &options(&name)) {
             Ok(_) => panic!("{name} should be refused"),
             Err(errors) => errors,
         };
@@ -78,7 +84,7 @@ fn bad_fixture_errors() {
 #[test]
 fn several_errors_are_all_reported() {
     let source = std::fs::read_to_string("tests/fixtures/bad/several_errors.toml").unwrap();
-    let errors = generate(&source, &options("several_errors.toml")).unwrap_err();
+    let errors = generate(&source, Path::new("."), &options("several_errors.toml")).unwrap_err();
     let messages: Vec<&str> = errors
         .diagnostics()
         .iter()

@@ -53,6 +53,7 @@ fn verify(root: &Path) -> (i32, String, Value) {
 fn test_sh(root: &Path) -> (i32, Option<String>) {
     let artifacts = harness_codegen::generate(
         &std::fs::read_to_string("harness.toml").unwrap(),
+        Path::new("."),
         &Default::default(),
     )
     .unwrap();
@@ -141,6 +142,7 @@ async fn broken_evidence_is_an_infrastructure_failure_and_writes_no_reward() {
 fn the_ledger_pins_the_published_tools() {
     let artifacts = harness_codegen::generate(
         &std::fs::read_to_string("harness.toml").unwrap(),
+        Path::new("."),
         &Default::default(),
     )
     .unwrap();

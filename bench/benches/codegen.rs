@@ -29,7 +29,10 @@ fn load(bencher: Bencher, tools: usize) {
 fn generate(bencher: Bencher, tools: usize) {
     let text = many_tools(tools);
     let options = EmitOptions::default();
-    bencher.bench(|| harness_codegen::generate(&text, &options).map(|artifacts| artifacts.len()));
+    bencher.bench(|| {
+        harness_codegen::generate(&text, std::path::Path::new("."), &options)
+            .map(|artifacts| artifacts.len())
+    });
 }
 
 /// The default server: one tool, plus the whole Harbor task and its bundle.
@@ -37,9 +40,8 @@ fn generate(bencher: Bencher, tools: usize) {
 fn generate_default_manifest(bencher: Bencher) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let text = std::fs::read_to_string(root.join("harness.toml")).expect("harness.toml");
-    let options = EmitOptions {
-        base_dir: root,
-        ..EmitOptions::default()
-    };
-    bencher.bench(|| harness_codegen::generate(&text, &options).map(|artifacts| artifacts.len()));
+    let options = EmitOptions::default();
+    bencher.bench(|| {
+        harness_codegen::generate(&text, &root, &options).map(|artifacts| artifacts.len())
+    });
 }

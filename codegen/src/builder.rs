@@ -85,9 +85,14 @@ pub fn load(source: &str, file_name: &str, base_dir: &Path) -> Result<Model, Man
     }
 }
 
-/// Generates every artifact from manifest text.
-pub fn generate(source: &str, options: &EmitOptions) -> Result<Artifacts, ManifestErrors> {
-    let model = load(source, &options.manifest_name, &options.base_dir)?;
+/// Generates every artifact from manifest text; files the manifest names are read relative to
+/// `base_dir`.
+pub fn generate(
+    source: &str,
+    base_dir: &Path,
+    options: &EmitOptions,
+) -> Result<Artifacts, ManifestErrors> {
+    let model = load(source, &options.manifest_name, base_dir)?;
     Ok(emit_all(&model, options))
 }
 
@@ -168,10 +173,9 @@ impl Builder {
         let options = EmitOptions {
             manifest_name: self.manifest.display().to_string(),
             tools_dir: self.tools_dir.clone(),
-            base_dir,
             out_prefix: self.out_prefix.clone(),
         };
-        let model = load(&source, &options.manifest_name, &options.base_dir)?;
+        let model = load(&source, &options.manifest_name, &base_dir)?;
         if self.check_bodies {
             let missing = missing_bodies(&model, &self.package_root, &self.tools_dir);
             if !missing.is_empty() {

@@ -102,7 +102,6 @@ fn run(args: &Args) -> Result<(), String> {
             let options = EmitOptions {
                 manifest_name: name,
                 tools_dir: args.tools_dir.display().to_string(),
-                base_dir,
                 out_prefix: String::new(),
             };
             let artifacts = harness_codegen::emit::emit_all(&model, &options);

@@ -68,7 +68,6 @@ pub struct Server {
     pub instructions: Option<String>,
     /// Publish the built-in read-only tools `health`, `ping` and `diagnostics`.
     #[serde(default = "yes")]
-    #[schemars(default = "yes")]
     pub register_builtins: bool,
 }
 
@@ -134,11 +133,9 @@ pub struct Tabular {
 pub struct Audit {
     /// The JSONL file (`serve --audit-path` overrides it); created before serving.
     #[serde(default = "default_audit_path")]
-    #[schemars(default = "default_audit_path")]
     pub path: String,
     /// The `schema_version` of every record.
     #[serde(default = "default_audit_schema_version")]
-    #[schemars(default = "default_audit_schema_version")]
     pub schema_version: u32,
     /// Optional fields added to seed 004's seven: `trace_id`, `error_code`.
     #[serde(default)]
@@ -190,37 +187,30 @@ pub struct Transport {
     pub kind: TransportKind,
     /// Socket address the HTTP transports bind to.
     #[serde(default = "default_bind")]
-    #[schemars(default = "default_bind")]
     pub bind: String,
     /// Path of the MCP endpoint (the legacy SSE transport serves `<path>/sse` and
     /// `<path>/message`).
     #[serde(default = "default_path")]
-    #[schemars(default = "default_path")]
     pub path: String,
     /// Path answering `GET` with 200 `{"status":"ok"}`.
     #[serde(default = "default_health_path")]
-    #[schemars(default = "default_health_path")]
     pub health_path: String,
     /// Streamable HTTP sessions (`Mcp-Session-Id`); false serves each request on its own, so
     /// replicas behind a load balancer need no sticky sessions.
     #[serde(default = "default_stateful")]
-    #[schemars(default = "default_stateful")]
     pub stateful: bool,
     /// Stateless streamable HTTP answers with plain JSON rather than an SSE stream.
     #[serde(default)]
     pub json_response: bool,
     /// Largest request body accepted (bytes).
     #[serde(default = "default_max_body")]
-    #[schemars(default = "default_max_body")]
     pub max_request_body_bytes: u64,
     /// Seconds between SSE keep-alive comments.
     #[serde(default = "default_keep_alive")]
-    #[schemars(default = "default_keep_alive")]
     pub sse_keep_alive_seconds: u64,
     /// Host names a request's `Host` header may carry (DNS-rebinding protection); loopback
     /// by default.
     #[serde(default = "default_allowed_hosts")]
-    #[schemars(default = "default_allowed_hosts")]
     pub allowed_hosts: Vec<String>,
     /// Origins (`scheme://host[:port]`) allowed besides those on an allowed host.
     #[serde(default)]
@@ -233,7 +223,6 @@ pub struct Transport {
     pub allow_public_bind: bool,
     /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
     #[serde(default = "default_grace")]
-    #[schemars(default = "default_grace")]
     pub shutdown_grace_seconds: u64,
 }
 

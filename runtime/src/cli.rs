@@ -1,34 +1,19 @@
-//! The command line every generated server shares: `serve`, `tools`.
+//! The command line every generated server shares: `serve`, `tools`, `bundle`, `verify` and
+//! `health`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
-use rmcp::ServerHandler;
 
 use crate::audit::{AuditError, AuditLog};
-use crate::bundle::{BundleError, BundleSpec, write_bundle};
+use crate::bundle::{BundleError, write_bundle};
 use crate::health::HealthError;
-use crate::pipeline::Pipeline;
 use crate::security::HttpSecurity;
 use crate::serve::{HttpOptions, HttpTransport, ServeError, serve_http, serve_stdio};
-use crate::spec::{ServerSpec, ToolSpec, TransportKind};
-use crate::verify::{Evidence, Verdict, VerifierSpec, verify};
-
-/// What the CLI needs from a generated server.
-pub trait GeneratedServer: ServerHandler + Clone {
-    /// The manifest's `[server]` and `[transport]`.
-    fn spec(&self) -> &'static ServerSpec;
-    /// The manifest's tools.
-    fn tool_specs(&self) -> &'static [ToolSpec];
-    /// The guard pipeline every call goes through.
-    fn pipeline(&self) -> &Pipeline;
-    /// The Harbor task directory generated with the server.
-    fn bundle(&self) -> &'static BundleSpec;
-    /// The verifier's checks.
-    fn verifier(&self) -> &'static VerifierSpec;
-}
+use crate::spec::{GeneratedServer, ToolSpec, TransportKind};
+use crate::verify::{Evidence, Verdict, verify};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -43,14 +43,13 @@ pub mod __private {
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::builtins::{self, NoArguments};
     pub use crate::bundle::{BundleFile, BundleSpec};
-    pub use crate::cli::GeneratedServer;
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;
     pub use crate::guards::tabular::TabularAction;
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::spec::{
-        AnnotationSpec, GuardSpec, RateLimitSpec, ServerSpec, TabularSpec, ToolSpec, TransportKind,
-        TransportSpec,
+        AnnotationSpec, GeneratedServer, GuardSpec, RateLimitSpec, ServerSpec, TabularSpec,
+        ToolSpec, TransportKind, TransportSpec,
     };
     pub use crate::validate::{
         ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, StringRules, array,

@@ -1,13 +1,18 @@
-//! Static descriptions the generated code fills in: the server, its transport and its tools.
+//! What generated code provides: static descriptions of the server, its transport and its
+//! tools, and the [`GeneratedServer`] trait the command line drives it through.
 
 use std::sync::Arc;
 
 use harness_contract::transport::defaults;
+use rmcp::ServerHandler;
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities, Tool, ToolAnnotations};
 
 use crate::audit::AuditSpec;
+use crate::bundle::BundleSpec;
 use crate::guards::tabular::TabularAction;
+use crate::pipeline::Pipeline;
 use crate::validate::JsonObject;
+use crate::verify::VerifierSpec;
 
 pub use harness_contract::TransportKind;
 
@@ -197,4 +202,18 @@ impl ToolSpec {
         }
         tool
     }
+}
+
+/// What the CLI needs from a generated server.
+pub trait GeneratedServer: ServerHandler + Clone {
+    /// The manifest's `[server]`, `[transport]` and `[audit]`.
+    fn spec(&self) -> &'static ServerSpec;
+    /// The manifest's tools.
+    fn tool_specs(&self) -> &'static [ToolSpec];
+    /// The guard pipeline every call goes through.
+    fn pipeline(&self) -> &Pipeline;
+    /// The Harbor task directory generated with the server.
+    fn bundle(&self) -> &'static BundleSpec;
+    /// The verifier's checks.
+    fn verifier(&self) -> &'static VerifierSpec;
 }

@@ -21,8 +21,6 @@ pub struct EmitOptions {
     pub manifest_name: String,
     /// Where tool bodies live, relative to the package root (quoted in compile errors).
     pub tools_dir: String,
-    /// The manifest's directory; files it names are relative to it.
-    pub base_dir: std::path::PathBuf,
     /// Where the artifacts sit inside OUT_DIR (see [`crate::Builder::out_prefix`]).
     pub out_prefix: String,
 }
@@ -32,7 +30,6 @@ impl Default for EmitOptions {
         Self {
             manifest_name: "harness.toml".to_owned(),
             tools_dir: "src/tools".to_owned(),
-            base_dir: std::path::PathBuf::from("."),
             out_prefix: String::new(),
         }
     }

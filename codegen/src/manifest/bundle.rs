@@ -59,11 +59,9 @@ pub enum NetworkMode {
 pub struct Environment {
     /// Operating system.
     #[serde(default = "default_os")]
-    #[schemars(default = "default_os")]
     pub os: String,
     /// Working directory of the agent.
     #[serde(default = "default_workdir")]
-    #[schemars(default = "default_workdir")]
     pub workdir: String,
     /// Image build timeout.
     pub build_timeout_sec: Option<u64>,
@@ -246,7 +244,6 @@ pub struct VerifierEnvironment {
 pub struct Collect {
     /// The compose service (default `main`).
     #[serde(default = "default_main")]
-    #[schemars(default = "default_main")]
     pub service: String,
     /// User to run as.
     pub user: Option<String>,
@@ -306,7 +303,6 @@ pub struct MainService {
     pub base_image: String,
     /// uid of the agent user the image creates.
     #[serde(default = "default_agent_uid")]
-    #[schemars(default = "default_agent_uid")]
     pub uid: u32,
     /// Loopback ports main listens on.
     #[serde(default)]
@@ -323,15 +319,12 @@ fn default_agent_uid() -> u32 {
 pub struct Sidecar {
     /// Compose service name.
     #[serde(default = "default_sidecar_name")]
-    #[schemars(default = "default_sidecar_name")]
     pub name: String,
     /// Non-root uid the server runs as.
     #[serde(default = "default_sidecar_uid")]
-    #[schemars(default = "default_sidecar_uid")]
     pub uid: u32,
     /// Read-only root filesystem.
     #[serde(default = "yes")]
-    #[schemars(default = "yes")]
     pub read_only: bool,
     /// Run this image (pinned by digest) instead of building one from the bundled binary.
     pub image: Option<String>,

@@ -80,11 +80,7 @@ fn header(options: &EmitOptions) -> String {
 /// The text of tests/docker-compose.yaml, which Harbor merges into the separate verifier's
 /// compose files: only the verifier's base image as an overridable build argument.
 pub(super) fn verifier_compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
-    let image = bundle
-        .verifier
-        .image
-        .as_deref()
-        .unwrap_or(super::templated::DEFAULT_VERIFIER_IMAGE);
+    let image = &bundle.verifier.image;
     let main = Service {
         build: Some(build_with_base(
             super::templated::VERIFIER_BASE_IMAGE_ARG,
@@ -122,12 +118,12 @@ struct Healthcheck {
 /// which cannot read a tmpfs), no published ports, no capabilities, and a healthcheck that
 /// runs the binary itself.
 pub(super) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
-    let sidecar = &bundle.compose.sidecar;
+    let sidecar = &bundle.sidecar;
     let binary = super::binary_name(bundle);
     let health_url = format!(
         "http://{}{}",
         super::health_address(bundle),
-        bundle.health_path
+        sidecar.health_path
     );
     let uid = sidecar.uid;
     let log_volume = format!("{}-logs", sidecar.name);
@@ -136,7 +132,7 @@ pub(super) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
         build: Some(build_with_base(
             MAIN_BASE_IMAGE_ARG,
             MAIN_BASE_IMAGE_ENV,
-            &bundle.compose.main.base_image,
+            &bundle.main.base_image,
         )),
         command: Some(vec!["sleep".into(), "infinity".into()]),
         depends_on: BTreeMap::from([(
@@ -167,15 +163,15 @@ pub(super) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
             command: Some(vec![
                 "serve".into(),
                 "--transport".into(),
-                bundle.sidecar_transport.into(),
+                sidecar.transport.to_string(),
                 "--bind".into(),
-                bundle.sidecar_listen.to_string(),
+                sidecar.listen.to_string(),
                 "--audit-path".into(),
-                bundle.audit_path.clone(),
+                sidecar.audit_path.clone(),
             ]),
             user: Some(format!("{uid}:{uid}")),
             read_only: Some(sidecar.read_only),
-            volumes: vec![format!("{log_volume}:{}", bundle.log_dir)],
+            volumes: vec![format!("{log_volume}:{}", sidecar.log_dir)],
             cap_drop: Some(vec!["ALL".into()]),
             security_opt: Some(vec!["no-new-privileges:true".into()]),
             healthcheck: Some(Healthcheck {
@@ -194,7 +190,7 @@ pub(super) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
             ..Service::default()
         },
     );
-    for service in &bundle.compose.services {
+    for service in &bundle.services {
         services.insert(
             service.name.clone(),
             Service {

@@ -6,10 +6,10 @@
 use harness_contract::{canonical_json, sha256_hex};
 use serde_json::{Value, json};
 
-use crate::emit::bundle::templated::DEFAULT_VERIFIER_IMAGE;
 use crate::emit::schema::input_schema;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
+use crate::model::bundle::task_config::NetworkPolicy;
 
 use crate::model::verifier::CheckModel;
 
@@ -89,14 +89,14 @@ pub(super) fn ledger_json(
                 "rate_limit": guards.rate_limit.map(|(calls, period)| json!({"calls": calls, "period_seconds": period})),
                 "max_chars": guards.max_chars,
                 "max_lines": guards.max_lines,
-                "tabular": guards.tabular.map(|(rows, action)| json!({"max_rows": rows, "action": format!("{action:?}").to_lowercase()})),
+                "tabular": guards.tabular.map(|(rows, action)| json!({"max_rows": rows, "action": action.as_str()})),
             });
             (tool.name.clone(), budget)
         })
         .collect();
-    let phase = |mode: Option<crate::manifest::bundle::NetworkMode>, hosts: &[String]| json!({"network_mode": mode, "allowed_hosts": hosts});
-    let (env, agent, verifier) = (&bundle.environment, &bundle.agent, &bundle.verifier);
-    let sidecar = &bundle.compose.sidecar;
+    let phase = |policy: &NetworkPolicy| json!({"network_mode": policy.network_mode, "allowed_hosts": policy.allowed_hosts});
+    let config = &bundle.task_config;
+    let sidecar = &bundle.sidecar;
     let skill_digest = |name: &str| {
         let path = format!("environment/skills/{name}/SKILL.md");
         shipped
@@ -123,9 +123,9 @@ pub(super) fn ledger_json(
         "server": {
             "name": model.server.name,
             "version": model.server.version,
-            "transport": bundle.sidecar_transport,
-            "bind": bundle.sidecar_bind.to_string(),
-            "path": bundle.mcp_path,
+            "transport": sidecar.transport,
+            "bind": sidecar.bind.to_string(),
+            "path": sidecar.mcp_path,
             "manifest_sha256": model.manifest_sha256,
         },
         "tools": model.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
@@ -133,17 +133,17 @@ pub(super) fn ledger_json(
         "budgets": budgets,
         "call_budget": call_budgets,
         "network": {
-            "environment": phase(env.network_mode, &env.allowed_hosts),
-            "agent": phase(agent.network_mode, &agent.allowed_hosts),
-            "verifier": phase(verifier.network_mode, &verifier.allowed_hosts),
-            "verifier_environment": verifier.environment.as_ref().map(|e| phase(e.network_mode, &e.allowed_hosts)),
+            "environment": phase(&config.environment.network),
+            "agent": phase(&config.agent.network),
+            "verifier": phase(&config.verifier.network),
+            "verifier_environment": config.verifier.environment.as_ref().map(|env| phase(&env.network)),
             "egress_overlay": bundle.overlay,
         },
         "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": skill_digest(&skill.name)})).collect::<Vec<_>>(),
         "images": {
-            "main": bundle.compose.main.base_image,
+            "main": bundle.main.base_image,
             "sidecar": sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name)),
-            "verifier": verifier.image.as_deref().unwrap_or(DEFAULT_VERIFIER_IMAGE),
+            "verifier": bundle.verifier.image,
         },
     });
     let mut text = serde_json::to_string_pretty(&ledger).expect("the ledger is plain JSON");

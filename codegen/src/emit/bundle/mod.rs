@@ -7,7 +7,6 @@ mod task_toml;
 mod templated;
 
 use crate::emit::EmitOptions;
-use crate::manifest::bundle::EnvironmentMode;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
 
@@ -16,7 +15,7 @@ pub const PREFIX: &str = "bundle/";
 
 /// File name of the server binary inside the bundle (sidecar and verifier images).
 pub fn binary_name(bundle: &BundleModel) -> String {
-    bundle.compose.sidecar.name.clone()
+    bundle.sidecar.name.clone()
 }
 
 /// Every bundle file of `model`: (path inside the bundle, text), sorted by path.
@@ -32,7 +31,7 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
             compose::compose_yaml(bundle, options),
         ),
     ];
-    if bundle.verifier.environment_mode == Some(EnvironmentMode::Separate) {
+    if bundle.verifier.separate {
         files.push((
             "tests/docker-compose.yaml".to_owned(),
             compose::verifier_compose_yaml(bundle, options),
@@ -47,7 +46,7 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
 
 /// Where the sidecar's own healthcheck reaches it: its listening port on loopback.
 pub fn health_address(bundle: &BundleModel) -> std::net::SocketAddr {
-    let listen = bundle.sidecar_listen;
+    let listen = bundle.sidecar.listen;
     if !listen.ip().is_unspecified() {
         return listen;
     }
@@ -63,7 +62,7 @@ pub fn health_address(bundle: &BundleModel) -> std::net::SocketAddr {
 /// image) and the verifier's.
 pub fn binary_paths(bundle: &BundleModel) -> Vec<String> {
     let binary = binary_name(bundle);
-    let sidecar = &bundle.compose.sidecar;
+    let sidecar = &bundle.sidecar;
     let mut paths = Vec::new();
     if sidecar.image.is_none() {
         paths.push(format!("environment/{}/{binary}", sidecar.name));

@@ -11,11 +11,6 @@ use crate::model::bundle::BundleModel;
 /// where no registry is reachable (`docker build --build-arg VERIFIER_BASE_IMAGE=...`).
 pub(super) const VERIFIER_BASE_IMAGE_ARG: &str = "VERIFIER_BASE_IMAGE";
 
-/// The image the separate verifier builds from when the manifest names none: seed 004's
-/// pinned base (it has /bin/sh, which test.sh needs).
-pub(super) const DEFAULT_VERIFIER_IMAGE: &str =
-    "python:3.12-slim@sha256:c3d81d25b3154142b0b42eb1e61300024426268edeb5b5a26dd7ddf64d9daf28";
-
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_syntax(
@@ -45,7 +40,7 @@ pub(super) fn files(
     };
     let generated = &generated_notice(&options.manifest_name);
     let binary = &super::binary_name(bundle);
-    let sidecar = &bundle.compose.sidecar;
+    let sidecar = &bundle.sidecar;
     let mut files = Vec::new();
     let skill_names: Vec<String> = bundle
         .skills
@@ -57,12 +52,12 @@ pub(super) fn files(
         render(
             "main.Dockerfile.j2",
             context! { generated,
-                base_image => &bundle.compose.main.base_image,
+                base_image => &bundle.main.base_image,
                 base_image_arg => super::compose::MAIN_BASE_IMAGE_ARG,
                 base_image_env => super::compose::MAIN_BASE_IMAGE_ENV,
-                uid => bundle.compose.main.uid,
-                workdir => &bundle.environment.workdir,
-                skills_dir => &bundle.environment.skills_dir,
+                uid => bundle.main.uid,
+                workdir => &bundle.main.workdir,
+                skills_dir => &bundle.main.skills_dir,
                 skills => skill_names,
             },
         ),
@@ -75,11 +70,11 @@ pub(super) fn files(
                 context! { generated,
                     binary,
                     uid => sidecar.uid,
-                    bind => bundle.sidecar_listen.to_string(),
-                    transport => bundle.sidecar_transport,
-                    audit_path => &bundle.audit_path,
-                    log_dir => &bundle.log_dir,
-                    health_url => format!("http://{}{}", super::health_address(bundle), bundle.health_path),
+                    bind => sidecar.listen.to_string(),
+                    transport => sidecar.transport.as_str(),
+                    audit_path => &sidecar.audit_path,
+                    log_dir => &sidecar.log_dir,
+                    health_url => format!("http://{}{}", super::health_address(bundle), sidecar.health_path),
                     healthcheck => context! {
                         interval => &sidecar.healthcheck.interval,
                         timeout => &sidecar.healthcheck.timeout,
@@ -97,24 +92,19 @@ pub(super) fn files(
             format!("environment/{}/log/.keep", sidecar.name),
             format!(
                 "# {generated}\n# The sidecar's log directory, {}\n",
-                bundle.log_dir
+                sidecar.log_dir
             ),
         ));
     }
-    let verifier_image = bundle
-        .verifier
-        .image
-        .as_deref()
-        .unwrap_or(DEFAULT_VERIFIER_IMAGE);
     files.push((
         "tests/Dockerfile".to_owned(),
         render(
             "tests.Dockerfile.j2",
             context! { generated,
                 binary,
-                base_image => verifier_image,
+                base_image => &bundle.verifier.image,
                 base_image_arg => VERIFIER_BASE_IMAGE_ARG,
-                workdir => bundle.verifier.environment.as_ref().and_then(|env| env.workdir.as_deref()).unwrap_or("/workspace"),
+                workdir => &bundle.verifier.workdir,
             },
         ),
     ));
@@ -162,12 +152,8 @@ struct Oracle {
 /// `file_exists` checks, over its first MCP server when that speaks streamable HTTP (the
 /// script's small client speaks only that).
 fn oracle(model: &Model, bundle: &BundleModel) -> Option<Oracle> {
-    use crate::manifest::bundle::TransportKind;
     use crate::model::verifier::CheckModel;
-    let server = bundle.environment.mcp_servers.first()?;
-    if server.transport != Some(TransportKind::StreamableHttp) {
-        return None;
-    }
+    let url = bundle.oracle_url.clone()?;
     let mut calls = Vec::new();
     let mut files = Vec::new();
     for check in &model.verifier.checks {
@@ -182,9 +168,5 @@ fn oracle(model: &Model, bundle: &BundleModel) -> Option<Oracle> {
             _ => {}
         }
     }
-    Some(Oracle {
-        url: server.url.clone()?,
-        calls,
-        files,
-    })
+    Some(Oracle { url, calls, files })
 }

@@ -1,6 +1,6 @@
-//! The validated Harbor task around the server, and the lints that catch what Harbor itself
-//! does not check (notes/harbor.md, seed 004 §15.2-15.6). Every lint is an error with its
-//! location and a help line.
+//! The bundle's lints: what Harbor and Compose accept but would fail at run time (task and
+//! service names, allowed hosts, MCP server URLs against the sidecar's bind, the loopback
+//! topology, skills, artifacts, collect hooks, the audit directory).
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
@@ -9,76 +9,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::manifest::Manifest;
 use crate::manifest::bundle::{
-    Agent, Artifact, Compose, EnvironmentMode, NetworkMode, Sidecar, Skill, Task, Verifier,
+    Artifact, Compose, NetworkMode, Sidecar, Skill, Task, TransportKind, Verifier,
 };
-use crate::manifest::{Manifest, TransportKind};
 use crate::manifest_path::ManifestPath;
-
-/// The Harbor task directory's inputs, checked.
-#[derive(Debug, Clone)]
-pub struct BundleModel {
-    /// `[task]`.
-    pub task: Task,
-    /// The text of instruction.md.
-    pub instruction: String,
-    /// `[environment]`.
-    pub environment: crate::manifest::bundle::Environment,
-    /// `[agent]`.
-    pub agent: Agent,
-    /// `[verifier]`.
-    pub verifier: Verifier,
-    /// `[compose]`.
-    pub compose: Compose,
-    /// `[[skills]]` with their bodies read.
-    pub skills: Vec<SkillModel>,
-    /// `[[artifacts]]`.
-    pub artifacts: Vec<Artifact>,
-    /// Where the sidecar listens (the manifest's `[transport] bind`).
-    pub sidecar_bind: SocketAddr,
-    /// The MCP endpoint path.
-    pub mcp_path: String,
-    /// The health endpoint path.
-    pub health_path: String,
-    /// The sidecar's transport as `serve --transport` names it.
-    pub sidecar_transport: &'static str,
-    /// The sidecar's writable log directory (the audit file's directory, a named volume).
-    pub log_dir: String,
-    /// The audit file.
-    pub audit_path: String,
-    /// Whether Harbor adds its egress overlay (a phase run in the agent's environment is not
-    /// public), so every service shares one loopback; otherwise services meet on Compose's
-    /// network by name.
-    pub overlay: bool,
-    /// Where the sidecar listens inside its container: the manifest's bind under the overlay
-    /// (one shared loopback), the same port on every interface otherwise (main reaches it by
-    /// its service name).
-    pub sidecar_listen: SocketAddr,
-}
-
-/// The sidecar's listening address for the topology: see [`BundleModel::sidecar_listen`].
-fn sidecar_listen(bind: SocketAddr, overlay: bool) -> SocketAddr {
-    if overlay || !bind.ip().is_loopback() {
-        return bind;
-    }
-    let any: IpAddr = if bind.is_ipv4() {
-        std::net::Ipv4Addr::UNSPECIFIED.into()
-    } else {
-        std::net::Ipv6Addr::UNSPECIFIED.into()
-    };
-    SocketAddr::new(any, bind.port())
-}
-
-/// A skill with its body.
-#[derive(Debug, Clone)]
-pub struct SkillModel {
-    /// Directory name.
-    pub name: String,
-    /// When to use it.
-    pub description: String,
-    /// Markdown body.
-    pub body: String,
-}
+use crate::model::bundle::SkillModel;
 
 static TASK_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$").expect("valid")
@@ -90,120 +26,13 @@ static HOST_LABEL: LazyLock<Regex> =
 static SKILL_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9-]*$").expect("valid"));
 
-/// Checks the bundle sections of `manifest`; `None` when it has no `[task]`.
-pub(crate) fn build(
-    manifest: &Manifest,
-    base_dir: &Path,
-    inputs: &mut Vec<std::path::PathBuf>,
-    diagnostics: &mut Diagnostics,
-) -> Option<BundleModel> {
-    let task = manifest.task.as_ref()?;
-    let root = ManifestPath::root();
-    let mut lint = Lints { diagnostics };
-    let (Some(environment), Some(compose)) = (&manifest.environment, &manifest.compose) else {
-        lint.diagnostics.report(
-            Diagnostic::key(root.key("task"), "a task bundle needs [environment] and [compose]")
-                .label("bundle requested here")
-                .help("add [environment] (the phases' network policy) and [compose] (main's base image), or remove [task]"),
-        );
-        return None;
-    };
-    let agent = manifest.agent.clone().unwrap_or_default();
-    let verifier = manifest.verifier.clone().unwrap_or_default();
-
-    lint.task_name(task);
-    let instruction = lint.instruction(task, base_dir, inputs);
-    // Harbor 0.18 (environments/docker/docker.py, trial/trial.py) adds its egress overlay to
-    // the agent's environment when the environment's startup policy or a phase run in it is
-    // not public: the agent phase always, the verifier phase only when it shares the
-    // environment. A separate verifier's policy applies to its own environment.
-    let shared_verifier = verifier.environment_mode != Some(EnvironmentMode::Separate);
-    let overlay = [
-        environment.network_mode,
-        agent.network_mode,
-        verifier.network_mode.filter(|_| shared_verifier),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|mode| mode != NetworkMode::Public);
-    lint.allowed_hosts(
-        environment.network_mode,
-        &environment.allowed_hosts,
-        &root.key("environment"),
-    );
-    lint.allowed_hosts(agent.network_mode, &agent.allowed_hosts, &root.key("agent"));
-    lint.allowed_hosts(
-        verifier.network_mode,
-        &verifier.allowed_hosts,
-        &root.key("verifier"),
-    );
-    if let Some(env) = &verifier.environment {
-        let path = root.key("verifier").key("environment");
-        lint.allowed_hosts(env.network_mode, &env.allowed_hosts, &path);
-        if verifier.environment_mode == Some(EnvironmentMode::Shared) {
-            lint.diagnostics.report(
-                Diagnostic::key(
-                    path,
-                    "[verifier.environment] only applies to a separate verifier",
-                )
-                .label("ignored with environment_mode = \"shared\"")
-                .help("set environment_mode = \"separate\", or remove [verifier.environment]"),
-            );
-        }
-    }
-    let bind: SocketAddr = manifest.transport.bind.parse().ok()?;
-    if manifest.transport.kind == TransportKind::Stdio {
-        lint.diagnostics.report(
-            Diagnostic::value(
-                root.key("transport").key("kind"),
-                "the sidecar needs an HTTP transport",
-            )
-            .label("a Compose service cannot serve stdio")
-            .help("set kind = \"streamable-http\" (or \"sse\")"),
-        );
-    }
-    lint.mcp_servers(manifest, bind, overlay);
-    lint.topology(compose, bind, overlay);
-    let skills = lint.skills(
-        &manifest.skills,
-        environment.skills_dir.as_deref(),
-        base_dir,
-        inputs,
-    );
-    lint.artifacts(&manifest.artifacts);
-    lint.collect(&verifier, &compose.sidecar);
-    let (log_dir, audit_path) = lint.audit_dir(manifest);
-
-    Some(BundleModel {
-        task: task.clone(),
-        instruction: instruction?,
-        environment: environment.clone(),
-        agent,
-        verifier,
-        compose: compose.clone(),
-        skills: skills?,
-        artifacts: manifest.artifacts.clone(),
-        sidecar_bind: bind,
-        sidecar_listen: sidecar_listen(bind, overlay),
-        mcp_path: manifest.transport.path.clone(),
-        health_path: manifest.transport.health_path.clone(),
-        sidecar_transport: match manifest.transport.kind {
-            TransportKind::Sse => "sse",
-            _ => "streamable-http",
-        },
-        log_dir: log_dir?,
-        audit_path,
-        overlay,
-    })
-}
-
 /// The bundle's checks, reporting into the manifest's diagnostics.
-struct Lints<'a> {
-    diagnostics: &'a mut Diagnostics,
+pub(super) struct Lints<'a> {
+    pub(super) diagnostics: &'a mut Diagnostics,
 }
 
 impl Lints<'_> {
-    fn task_name(&mut self, task: &Task) {
+    pub(super) fn task_name(&mut self, task: &Task) {
         if !TASK_NAME.is_match(&task.name) {
             self.diagnostics.report(
                 Diagnostic::value(
@@ -216,7 +45,7 @@ impl Lints<'_> {
         }
     }
 
-    fn instruction(
+    pub(super) fn instruction(
         &mut self,
         task: &Task,
         base_dir: &Path,
@@ -248,7 +77,7 @@ impl Lints<'_> {
         }
     }
 
-    fn read(
+    pub(super) fn read(
         &mut self,
         base_dir: &Path,
         file: &str,
@@ -272,7 +101,12 @@ impl Lints<'_> {
 
     /// allowed_hosts entries are hostnames, `*.` wildcards, IP literals or CIDRs, and only
     /// mean something in allowlist mode.
-    fn allowed_hosts(&mut self, mode: Option<NetworkMode>, hosts: &[String], path: &ManifestPath) {
+    pub(super) fn allowed_hosts(
+        &mut self,
+        mode: Option<NetworkMode>,
+        hosts: &[String],
+        path: &ManifestPath,
+    ) {
         if !hosts.is_empty() && mode != Some(NetworkMode::Allowlist) {
             self.diagnostics.report(
                 Diagnostic::key(
@@ -299,7 +133,7 @@ impl Lints<'_> {
         }
     }
 
-    fn mcp_servers(&mut self, manifest: &Manifest, bind: SocketAddr, overlay: bool) {
+    pub(super) fn mcp_servers(&mut self, manifest: &Manifest, bind: SocketAddr, overlay: bool) {
         let Some(environment) = &manifest.environment else {
             return;
         };
@@ -354,7 +188,7 @@ impl Lints<'_> {
     /// The url an agent gets must reach the sidecar: its port and path, on the shared
     /// loopback under the egress overlay, by its service name on Compose's network otherwise;
     /// and a transport the sidecar serves.
-    fn mcp_url(
+    pub(super) fn mcp_url(
         &mut self,
         url: &str,
         transport: TransportKind,
@@ -426,7 +260,7 @@ impl Lints<'_> {
         }
     }
 
-    fn topology(&mut self, compose: &Compose, bind: SocketAddr, overlay: bool) {
+    pub(super) fn topology(&mut self, compose: &Compose, bind: SocketAddr, overlay: bool) {
         let base = ManifestPath::root().key("compose");
         let mut names: Vec<(&str, ManifestPath)> = vec![
             ("main", base.key("main")),
@@ -514,7 +348,7 @@ impl Lints<'_> {
         }
     }
 
-    fn skills(
+    pub(super) fn skills(
         &mut self,
         skills: &[Skill],
         skills_dir: Option<&str>,
@@ -568,7 +402,7 @@ impl Lints<'_> {
         ok.then_some(models)
     }
 
-    fn artifacts(&mut self, artifacts: &[Artifact]) {
+    pub(super) fn artifacts(&mut self, artifacts: &[Artifact]) {
         for (index, artifact) in artifacts.iter().enumerate() {
             let path = ManifestPath::root().key("artifacts").index(index);
             let destination = &artifact.destination;
@@ -614,7 +448,7 @@ impl Lints<'_> {
         }
     }
 
-    fn collect(&mut self, verifier: &Verifier, sidecar: &Sidecar) {
+    pub(super) fn collect(&mut self, verifier: &Verifier, sidecar: &Sidecar) {
         for (index, hook) in verifier.collect.iter().enumerate() {
             let path = ManifestPath::root()
                 .key("verifier")
@@ -636,7 +470,7 @@ impl Lints<'_> {
         }
     }
 
-    fn service_name(&mut self, name: &str, path: &ManifestPath) {
+    pub(super) fn service_name(&mut self, name: &str, path: &ManifestPath) {
         if !SERVICE_NAME.is_match(name) {
             self.diagnostics.report(
                 Diagnostic::value(
@@ -651,7 +485,7 @@ impl Lints<'_> {
 
     /// The audit file must live in a directory of its own, which becomes the sidecar's only
     /// writable place (a named volume, which Harbor can copy out) under its read-only root.
-    fn audit_dir(&mut self, manifest: &Manifest) -> (Option<String>, String) {
+    pub(super) fn audit_dir(&mut self, manifest: &Manifest) -> (Option<String>, String) {
         let audit = &manifest.audit.path;
         let dir = Path::new(audit)
             .parent()
@@ -731,7 +565,7 @@ mod tests {
     use super::check_host;
 
     #[test]
-    fn hosts() {
+    pub(super) fn hosts() {
         for good in [
             "api.anthropic.com",
             "*.example.com",
