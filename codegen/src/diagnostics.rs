@@ -24,6 +24,9 @@ pub struct Diagnostic {
     pub label: Option<String>,
     /// How to fix it.
     pub help: Option<String>,
+    /// Other places the problem involves, each with its label (the first definition of a
+    /// duplicate, the other side of a collision).
+    pub related: Vec<(ManifestPath, String)>,
 }
 
 impl Diagnostic {
@@ -36,6 +39,7 @@ impl Diagnostic {
             span: None,
             label: None,
             help: None,
+            related: Vec::new(),
         }
     }
 
@@ -58,6 +62,12 @@ impl Diagnostic {
     /// Adds the label shown under the offending text.
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
+        self
+    }
+
+    /// Points also at the value at `path`, labelled (e.g. "first defined here").
+    pub fn also_at(mut self, path: ManifestPath, label: impl Into<String>) -> Self {
+        self.related.push((path, label.into()));
         self
     }
 
@@ -96,6 +106,7 @@ pub struct ManifestErrors {
     file_name: String,
     source: String,
     spans: Vec<Option<Range<usize>>>,
+    related_spans: Vec<Vec<(Range<usize>, String)>>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -106,24 +117,40 @@ impl ManifestErrors {
         map: Option<&SourceMap<'_>>,
         diagnostics: Vec<Diagnostic>,
     ) -> Self {
-        let mut located: Vec<(Option<Range<usize>>, Diagnostic)> = diagnostics
+        let mut located: Vec<_> = diagnostics
             .into_iter()
             .map(|diagnostic| {
                 let span = diagnostic.span.clone().or_else(|| {
                     map.and_then(|map| map.locate(&diagnostic.path, diagnostic.target))
                 });
-                (span, diagnostic)
+                let related: Vec<(Range<usize>, String)> = diagnostic
+                    .related
+                    .iter()
+                    .filter_map(|(path, label)| {
+                        let span = map?.locate(path, Target::Value)?;
+                        Some((span, label.clone()))
+                    })
+                    .collect();
+                (span, related, diagnostic)
             })
             .collect();
         // Manifest order reads best; the sort is stable, so errors at one place keep the
         // order they were found in.
-        located.sort_by_key(|(span, _)| span.as_ref().map_or(usize::MAX, |span| span.start));
-        let (spans, diagnostics) = located.into_iter().unzip();
+        located.sort_by_key(|(span, ..)| span.as_ref().map_or(usize::MAX, |span| span.start));
+        let mut spans = Vec::with_capacity(located.len());
+        let mut related_spans = Vec::with_capacity(located.len());
+        let mut sorted = Vec::with_capacity(located.len());
+        for (span, related, diagnostic) in located {
+            spans.push(span);
+            related_spans.push(related);
+            sorted.push(diagnostic);
+        }
         Self {
             file_name: file_name.to_owned(),
             source: source.to_owned(),
             spans,
-            diagnostics,
+            related_spans,
+            diagnostics: sorted,
         }
     }
 
@@ -152,7 +179,12 @@ impl ManifestErrors {
 
     fn render(&self, renderer: &Renderer) -> String {
         let mut out = String::new();
-        for (diagnostic, span) in self.diagnostics.iter().zip(&self.spans) {
+        for ((diagnostic, span), related) in self
+            .diagnostics
+            .iter()
+            .zip(&self.spans)
+            .zip(&self.related_spans)
+        {
             let title = Level::ERROR.primary_title(diagnostic.message.as_str());
             let mut group = match span {
                 Some(span) => {
@@ -160,11 +192,17 @@ impl ManifestErrors {
                     if let Some(label) = &diagnostic.label {
                         annotation = annotation.label(label.as_str());
                     }
+                    let context = related.iter().map(|(span, label)| {
+                        AnnotationKind::Context
+                            .span(span.clone())
+                            .label(label.as_str())
+                    });
                     title.element(
                         Snippet::source(self.source.as_str())
                             .line_start(1)
                             .path(self.file_name.as_str())
-                            .annotation(annotation),
+                            .annotation(annotation)
+                            .annotations(context),
                     )
                 }
                 None => Group::with_title(title),

@@ -88,7 +88,7 @@ pub fn build(
     for name in RESERVED_TYPE_NAMES {
         builder
             .type_names
-            .insert((*name).to_owned(), "the generated code".to_owned());
+            .insert((*name).to_owned(), ("the generated code".to_owned(), None));
     }
     let server = builder.server(&manifest.server);
     let transport = builder.transport(&manifest.transport);
@@ -148,7 +148,7 @@ pub fn build(
 struct ModelBuilder {
     diagnostics: Diagnostics,
     /// Generated type and trait names, with what defined them, to catch collisions.
-    type_names: BTreeMap<String, String>,
+    type_names: BTreeMap<String, (String, Option<ManifestPath>)>,
 }
 
 impl ModelBuilder {
@@ -173,18 +173,21 @@ impl ModelBuilder {
 
     /// Records a generated type name; two definitions of the same name are an error.
     pub(super) fn claim_type(&mut self, type_name: &str, owner: &str, path: &ManifestPath) {
-        if let Some(previous) = self
+        if let Some((previous, previous_path)) = self
             .type_names
-            .insert(type_name.to_owned(), owner.to_owned())
+            .insert(type_name.to_owned(), (owner.to_owned(), Some(path.clone())))
         {
-            self.diagnostics.report(
-                Diagnostic::value(
-                    path.clone(),
-                    format!("`{owner}` and {previous} both define the Rust type `{type_name}`"),
-                )
-                .label("collides after case conversion")
-                .help("rename the tool or argument so the generated type names differ"),
-            );
+            let mut diagnostic = Diagnostic::value(
+                path.clone(),
+                format!("`{owner}` and {previous} both define the Rust type `{type_name}`"),
+            )
+            .label("collides after case conversion")
+            .help("rename the tool or argument so the generated type names differ");
+            if let Some(previous_path) = previous_path {
+                diagnostic =
+                    diagnostic.also_at(previous_path, format!("defines `{type_name}` too"));
+            }
+            self.diagnostics.report(diagnostic);
         }
     }
 }

@@ -205,17 +205,26 @@ impl ModelBuilder {
                 );
             }
         }
-        if transport.sse_keep_alive_seconds == 0 || transport.max_request_body_bytes < 1024 {
-            let key = if transport.sse_keep_alive_seconds == 0 {
-                "sse_keep_alive_seconds"
-            } else {
-                "max_request_body_bytes"
-            };
-            self.diagnostics.report(
-                Diagnostic::value(path.key(key), format!("{key} is too small"))
-                    .label("out of range")
-                    .help("keep-alive needs at least 1 s, and a request body at least 1024 bytes"),
-            );
+        let too_small = [
+            (
+                "sse_keep_alive_seconds",
+                transport.sse_keep_alive_seconds < 1,
+                "a keep-alive comment needs at least 1 s between them",
+            ),
+            (
+                "max_request_body_bytes",
+                transport.max_request_body_bytes < 1024,
+                "a request body limit below 1024 bytes refuses ordinary calls",
+            ),
+        ];
+        for (key, small, help) in too_small {
+            if small {
+                self.diagnostics.report(
+                    Diagnostic::value(path.key(key), format!("{key} is too small"))
+                        .label("out of range")
+                        .help(help),
+                );
+            }
         }
     }
 

@@ -116,7 +116,7 @@ pub enum Presence {
 impl ModelBuilder {
     pub(super) fn tools(&mut self, tools: &[manifest::Tool], defaults: &Guards) -> Vec<ToolModel> {
         let mut seen_names: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut seen_modules: BTreeMap<String, String> = BTreeMap::new();
+        let mut seen_modules: BTreeMap<String, (String, ManifestPath)> = BTreeMap::new();
         let mut models = Vec::new();
         for (index, tool) in tools.iter().enumerate() {
             let path = ManifestPath::root().key("tools").index(index);
@@ -124,9 +124,11 @@ impl ModelBuilder {
                 self.diagnostics.report(
                     Diagnostic::value(path.key("name"), format!("duplicate tool `{}`", tool.name))
                         .label("already defined")
-                        .help(format!(
-                            "tools[{first}] has the same name; tool names must be unique"
-                        )),
+                        .also_at(
+                            ManifestPath::root().key("tools").index(first).key("name"),
+                            "first defined here",
+                        )
+                        .help("tool names must be unique"),
                 );
                 continue;
             }
@@ -142,7 +144,7 @@ impl ModelBuilder {
         &mut self,
         tool: &manifest::Tool,
         path: &ManifestPath,
-        seen_modules: &mut BTreeMap<String, String>,
+        seen_modules: &mut BTreeMap<String, (String, ManifestPath)>,
         defaults: &Guards,
     ) -> Option<ToolModel> {
         let name_ok = !tool.name.is_empty()
@@ -176,7 +178,9 @@ impl ModelBuilder {
             names.as_ref().map(|(_, camel)| camel.as_str()),
         );
         let (module, camel) = names?;
-        if let Some(other) = seen_modules.insert(module.clone(), tool.name.clone()) {
+        if let Some((other, other_path)) =
+            seen_modules.insert(module.clone(), (tool.name.clone(), path.key("name")))
+        {
             self.diagnostics.report(
                 Diagnostic::value(
                     path.key("name"),
@@ -186,6 +190,7 @@ impl ModelBuilder {
                     ),
                 )
                 .label("collides after case conversion")
+                .also_at(other_path, format!("`{other}` becomes `{module}` too"))
                 .help("rename one of them so their snake_case forms differ"),
             );
             return None;
@@ -219,11 +224,12 @@ impl ModelBuilder {
         type_prefix: Option<&str>,
     ) -> Option<Vec<FieldModel>> {
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut idents: BTreeMap<String, String> = BTreeMap::new();
+        let mut idents: BTreeMap<String, (String, usize)> = BTreeMap::new();
         let mut fields = Vec::new();
         let mut ok = true;
+        let list = path;
         for (index, argument) in arguments.iter().enumerate() {
-            let path = path.index(index);
+            let path = list.index(index);
             if let Some(first) = seen.insert(&argument.name, index) {
                 self.diagnostics.report(
                     Diagnostic::value(
@@ -231,16 +237,17 @@ impl ModelBuilder {
                         format!("duplicate argument `{}`", argument.name),
                     )
                     .label("already defined")
-                    .help(format!(
-                        "entry [{first}] has the same name; argument names must be unique"
-                    )),
+                    .also_at(list.index(first).key("name"), "first defined here")
+                    .help("argument names must be unique"),
                 );
                 ok = false;
                 continue;
             }
             match self.field(argument, &path, type_prefix) {
                 Some(field) => {
-                    if let Some(other) = idents.insert(field.ident.clone(), argument.name.clone()) {
+                    if let Some((other, other_index)) =
+                        idents.insert(field.ident.clone(), (argument.name.clone(), index))
+                    {
                         self.diagnostics.report(
                             Diagnostic::value(
                                 path.key("name"),
@@ -250,6 +257,10 @@ impl ModelBuilder {
                                 ),
                             )
                             .label("collides after case conversion")
+                            .also_at(
+                                list.index(other_index).key("name"),
+                                format!("`{other}` becomes `{}` too", field.ident),
+                            )
                             .help("rename one of them so their snake_case forms differ"),
                         );
                         ok = false;

@@ -505,9 +505,11 @@ impl ModelBuilder {
                     ok = false;
                 }
                 Ok(variant) => {
-                    if let Some((other, _)) =
-                        variants.iter().find(|(v, i)| v == value || *i == variant)
+                    if let Some(other_index) = variants
+                        .iter()
+                        .position(|(v, i)| v == value || *i == variant)
                     {
+                        let other = &variants[other_index].0;
                         let message = if other == value {
                             format!("duplicate enum value `{value}`")
                         } else {
@@ -518,6 +520,10 @@ impl ModelBuilder {
                         self.diagnostics.report(
                             Diagnostic::value(value_path, message)
                                 .label("collides")
+                                .also_at(
+                                    path.key("values").index(other_index),
+                                    "first defined here",
+                                )
                                 .help("make every value distinct after case conversion"),
                         );
                         ok = false;

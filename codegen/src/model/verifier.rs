@@ -174,15 +174,17 @@ pub(crate) fn build(
             .filter(|(key, set)| *set && !allowed.contains(key))
             .map(|(key, _)| *key)
             .collect();
-        if let Some(key) = stray.first() {
+        for key in &stray {
             error(
                 Some(key),
                 format!(
-                    "`{key}` does not apply to a {} check",
+                    "`{key}` does not apply to kind `{}`",
                     kind_name(check.kind)
                 ),
                 &format!("this kind takes: {}", allowed.join(", ")),
             );
+        }
+        if !stray.is_empty() {
             continue;
         }
         if let Some(check_path) = &check.path

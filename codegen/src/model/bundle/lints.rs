@@ -324,24 +324,26 @@ impl Lints<'_> {
                 _ => {}
             }
         }
-        let mut seen_names: Vec<&str> = Vec::new();
-        for (name, path) in &names {
+        for (position, (name, path)) in names.iter().enumerate() {
             self.service_name(name, path);
-            if seen_names.contains(name) {
+            if let Some((_, first_path)) = names[..position].iter().find(|(other, _)| other == name)
+            {
                 self.diagnostics.report(
                     Diagnostic::value(path.clone(), format!("two services are named `{name}`"))
                         .label("duplicate")
+                        .also_at(first_path.clone(), "first defined here")
                         .help("service names must be unique"),
                 );
             }
-            seen_names.push(name);
         }
         for (position, (port, owner, path)) in ports.iter().enumerate() {
-            if let Some((_, first, _)) = ports[..position].iter().find(|(other, ..)| other == port)
+            if let Some((_, first, first_path)) =
+                ports[..position].iter().find(|(other, ..)| other == port)
             {
                 self.diagnostics.report(
                     Diagnostic::value(path.clone(), format!("`{owner}` and `{first}` both use loopback port {port}"))
                         .label("port clash on the shared loopback")
+                        .also_at(first_path.clone(), format!("`{first}` uses it here"))
                         .help("the egress overlay puts every service in one network namespace; give each a unique port"),
                 );
             }
