@@ -30,7 +30,8 @@ fn compose_file_follows_the_compose_specification() {
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
 
-    // What seed 004 asks of the sidecar, checked on the parsed document.
+    // The sidecar's hardening (read-only root, no capabilities, non-root, healthcheck), checked
+    // on the parsed document.
     let sidecar = &compose["services"]["monitor-mcp"];
     assert_eq!(sidecar["read_only"], true);
     assert!(sidecar.get("ports").is_none(), "no published ports");

@@ -49,7 +49,7 @@ async fn exercise(client: Client) {
     assert_eq!(implementation.name, "llmkb-readonly-monitor");
 
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 1, "seed 004's server lists exactly one tool");
+    assert_eq!(tools.len(), 1, "the default server lists exactly one tool");
     let tool = &tools[0];
     assert_eq!(tool.name, "get_incident_snapshot");
     let annotations = tool.annotations.as_ref().expect("annotations");
@@ -143,7 +143,7 @@ async fn exercise(client: Client) {
     client.cancel().await.expect("clean shutdown");
 }
 
-/// The calls of `exercise`, as seed 004's audit records them.
+/// The calls of `exercise`, as the audit records them.
 fn assert_audit(path: &Path) {
     let records = audit_records(path);
     let outcomes: Vec<&str> = records
@@ -160,9 +160,9 @@ fn assert_audit(path: &Path) {
     let unknown = records.last().unwrap();
     assert_eq!(unknown["tool"], "restart_service");
     let keys: Vec<&str> = records[0].keys().map(String::as_str).collect();
-    // Seed 004's fields exactly (the list the verifier reads; audit.rs pins it literally).
+    // The record fields exactly (the list the verifier reads).
     assert_eq!(keys, harness_runtime::audit::RECORD_FIELDS);
-    // seed 004's verifier: sha256 of {"incident_id":42,"view":"summary"}, defaults applied
+    // Python's hashlib: sha256 of {"incident_id":42,"view":"summary"}, defaults applied
     // (the digest computed with Python's hashlib).
     let summary_digest = "1d84f5bdc253ac185dcf7b5e5c4a420f694cc68e17df98f358b4fc21214d11e9";
     assert_eq!(records[0]["args_sha256"], summary_digest);

@@ -1,4 +1,4 @@
-//! Token benchmark (seed 000's table): what a 1,000-row, 5-column table costs the model
+//! Token benchmark (a 1,000-row orders table): what a 1,000-row, 5-column table costs the model
 //! unguarded, against what the harness actually replies for it, through the benchmark
 //! server's real pipeline: the block envelope (`echo`, tabular action = block) and the
 //! summary (`list_orders`, action = summarize). Counted with tiktoken's o200k_base and

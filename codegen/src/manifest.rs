@@ -84,7 +84,7 @@ pub struct Defaults {
     pub guards: Guards,
 }
 
-/// Guard policies at the tool boundary (seed 000's decorator arguments).
+/// Guard policies at the tool boundary, applied to every call in a fixed order.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Guards {
@@ -137,7 +137,7 @@ pub struct Audit {
     /// The `schema_version` of every record.
     #[serde(default = "default_audit_schema_version")]
     pub schema_version: u32,
-    /// Optional fields added to seed 004's seven: `trace_id`, `error_code`.
+    /// Optional fields added to the seven every record has: `trace_id`, `error_code`.
     #[serde(default)]
     pub extra_fields: Vec<AuditField>,
     /// When records reach the disk.

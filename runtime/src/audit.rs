@@ -1,4 +1,4 @@
-//! The audit log: one JSON line per call, for every outcome, in seed 004's format:
+//! The audit log: one JSON line per call, for every outcome, in a fixed format:
 //! `{"args_sha256","call_id","duration_ms","outcome","schema_version","timestamp","tool"}`
 //! (keys sorted, no spaces), plus `trace_id` and `error_code` when the manifest asks.
 //!
@@ -78,8 +78,8 @@ pub struct AuditLog {
     file: Mutex<File>,
 }
 
-/// One record as written: fields in sorted key order, as the seed's
-/// `json.dumps(record, sort_keys=True)` writes them; optional fields only when configured.
+/// One record as written: fields in sorted key order, as Python's
+/// `json.dumps(record, sort_keys=True)` writes them (verifiers may be Python); optional fields only when configured.
 #[derive(Serialize)]
 struct AuditLine<'a> {
     args_sha256: &'a str,

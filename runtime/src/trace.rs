@@ -1,4 +1,4 @@
-//! Per-call trace ids: `mcp-` and 8 hex digits, as the seed harness prints them, or the
+//! Per-call trace ids: `mcp-` and 8 hex digits, the form agents and operators already grep for, or the
 //! trace id of a W3C `traceparent` the client sent in `_meta`, so the call joins the
 //! client's distributed trace.
 

@@ -1,10 +1,10 @@
-//! `verify`: the manifest's checks against the evidence of a finished run, with seed 004's
-//! three outcomes. Exit 0 is a pass, exit 10 a candidate failure (the agent's doing: the
+//! `verify`: the manifest's checks against the evidence of a finished run, with three
+//! outcomes. Exit 0 is a pass, exit 10 a candidate failure (the agent's doing: the
 //! tool was never called, the forbidden state was observed), anything else an
 //! infrastructure failure (evidence missing, unreadable or malformed), which must never be
 //! scored as the candidate's.
 //!
-//! The audit is parsed as strictly as seed 004's `strict_audit`: size limits, UTF-8, no
+//! The audit is parsed strictly, so a forged or damaged log is never scored: size limits, UTF-8, no
 //! duplicate keys, the exact field set with exact types, RFC 3339 timestamps with a zone,
 //! unique UUIDv4 call ids, 64-hex digests, known tools and outcomes, bounded durations.
 
@@ -278,8 +278,9 @@ fn audit_record(
         ));
     }
     let timestamp = text("timestamp")?;
-    // The writer spells `T` and `Z` in capitals; RFC 3339 allows lower case, but seed 004's
-    // reader (Python's fromisoformat) refuses `z`, so neither case is taken.
+    // The writer spells `T` and `Z` in capitals; RFC 3339 allows lower case, but Python's
+    // `datetime.fromisoformat` (what Python verifiers read it with) refuses `z`, so neither
+    // case is taken.
     if timestamp.contains(['t', 'z']) || timestamp.parse::<jiff::Timestamp>().is_err() {
         return infra(format!(
             "audit line {number}: timestamp {timestamp:?} is not RFC 3339 with a time zone"
@@ -287,8 +288,8 @@ fn audit_record(
     }
     let call_id = text("call_id")?;
     match uuid::Uuid::parse_str(call_id) {
-        // Version 4 of the RFC 4122 variant, as seed 004's `UUID(...).version == 4` demands
-        // (Python reports no version for another variant), in the writer's own spelling:
+        // Version 4 of the RFC 4122 variant, as Python's `UUID(...).version == 4` demands (it
+        // reports no version for another variant), in the writer's own spelling:
         // lower case, hyphenated, no braces or urn: prefix.
         Ok(id)
             if id.get_version_num() == 4

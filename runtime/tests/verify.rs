@@ -492,12 +492,14 @@ fn an_artifacts_directory_is_read_at_the_destinations() {
     let _ = std::fs::remove_dir_all(Path::new(&dir));
 }
 
-/// Where this verifier differs from seed 004's strict_audit, or matches it, case by case.
+/// Where this verifier differs from a Python reader built on `json`, `uuid`,
+/// `datetime.fromisoformat` and `str.splitlines` (how Harbor tasks' verifiers are usually
+/// written), or matches it, case by case.
 #[test]
-fn differences_from_the_seeds_reader_are_pinned() {
+fn differences_from_a_python_reader_are_pinned() {
     let state = Some(good_state());
     let with = |field: &str, value: &str| lines(&[record(&[(field, value)])]);
-    // Matches the seed: a version-4 nibble with another variant is not a UUIDv4 (Python's
+    // Matches Python: a version-4 nibble with another variant is not a UUIDv4 (Python's
     // UUID reports version None for it).
     infra(
         run(
@@ -507,7 +509,7 @@ fn differences_from_the_seeds_reader_are_pinned() {
         ),
         "is not a UUIDv4",
     );
-    // Stricter than the seed, which accepts these spellings: the writer only ever writes
+    // Stricter than Python's `uuid.UUID`, which accepts these spellings: the writer only ever writes
     // lower-case hyphenated ids, so another spelling was not written by it.
     for (name, id) in [
         ("upper", "\"6F1C2A8E-9B4D-4C3E-8A7F-0D1E2F3A4B5C\""),
@@ -520,8 +522,8 @@ fn differences_from_the_seeds_reader_are_pinned() {
             "is not a UUIDv4",
         );
     }
-    // Lower-case `z` is refused by the seed too; lower-case `t` is refused here although the
-    // seed takes it with a numeric offset: the writer spells both in capitals.
+    // Lower-case `z` is refused by `fromisoformat` too; lower-case `t` is refused here although
+    // `fromisoformat` takes it with a numeric offset: the writer spells both in capitals.
     for (name, timestamp) in [
         ("lower-z", "\"2026-11-29T23:41:13.123456z\""),
         ("lower-t", "\"2026-11-29t23:41:13.123456+00:00\""),
@@ -540,7 +542,7 @@ fn differences_from_the_seeds_reader_are_pinned() {
         ),
         Verdict::Pass
     );
-    // Stricter than the seed (splitlines): CRLF and a missing final newline are refused, since
+    // Stricter than `splitlines`: CRLF and a missing final newline are refused, since
     // the writer ends every record with one LF and a missing one means a cut-off write.
     let good = record(&[]);
     infra(
@@ -551,14 +553,14 @@ fn differences_from_the_seeds_reader_are_pinned() {
         run("no-final-newline", Some(good.as_bytes()), state),
         "truncated",
     );
-    // The seed's outcomes are {ok, not_found}; this server also records refusals, so the
-    // set is the manifest's (here four), and anything else is refused.
+    // The outcome set is the manifest's (here four), since this server also records
+    // refusals; anything else is refused.
     infra(
         run("outcome", Some(&with("outcome", "\"exploded\"")), state),
         "unknown outcome",
     );
-    // Empty audit and missing state file together: the seed raises the candidate failure it
-    // meets first; here missing evidence wins, so a broken collection is retried rather than
+    // Empty audit and missing state file together: a reader that stops at the first problem
+    // would score a candidate failure; here missing evidence wins, so a broken collection is retried rather than
     // scored 0 against the candidate.
     infra(run("empty-and-no-state", Some(b""), None), "state file");
     candidate(run("empty", Some(b""), state), "never called");

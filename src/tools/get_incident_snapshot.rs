@@ -1,4 +1,4 @@
-//! Body of tool `get_incident_snapshot`: seed 004's read-only incident monitor.
+//! Body of tool `get_incident_snapshot`: a read-only incident monitor.
 
 use harness_runtime::{CallContext, ToolError};
 use serde::Serialize;

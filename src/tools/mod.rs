@@ -3,7 +3,7 @@
 
 crate::generated::tool_modules!();
 
-/// A fixture incident, as seed 004's monitor serves it.
+/// A fixture incident, as the monitor serves it.
 #[derive(Debug)]
 pub(crate) struct Incident {
     /// The incident id.

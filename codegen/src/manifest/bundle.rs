@@ -1,5 +1,5 @@
 //! The raw `[task]`, `[environment]`, `[agent]`, `[verifier]`, `[compose]`, `[[skills]]`
-//! and `[[artifacts]]` tables: the Harbor task directory around the server (seed 004 §15.3).
+//! and `[[artifacts]]` tables: the Harbor task directory around the server.
 
 use std::collections::BTreeMap;
 

@@ -177,10 +177,7 @@ pub(crate) fn build(
         for key in &stray {
             error(
                 Some(key),
-                format!(
-                    "`{key}` does not apply to kind `{}`",
-                    kind_name(check.kind)
-                ),
+                format!("`{key}` does not apply to kind `{}`", kind_name(check.kind)),
                 &format!("this kind takes: {}", allowed.join(", ")),
             );
         }

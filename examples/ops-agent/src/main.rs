@@ -1,4 +1,4 @@
-//! Seed 000's ops-agent: the MCP server generated from ./harness.toml, tool bodies in src/tools.
+//! The ops-agent guard demos: the MCP server generated from ./harness.toml, tool bodies in src/tools.
 
 #[allow(
     unreachable_pub,

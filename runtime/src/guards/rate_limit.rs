@@ -65,7 +65,7 @@ impl SlidingWindow {
         })
     }
 
-    /// The seed's message, with a retry hint:
+    /// The refusal the model reads, with a retry hint:
     /// `Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 12.5s.`
     pub fn message(&self, refused: Refused) -> String {
         format!(

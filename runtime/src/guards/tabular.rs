@@ -1,12 +1,12 @@
 //! Tabular blockade: a result that is a table (an array of at least `max_rows` objects, at
-//! the top level or in any field) floods the context window. It is refused with the seed's
+//! the top level or in any field) floods the context window. It is refused with a
 //! `TokenStarvationError`, or replaced by a compact summary.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-/// The seed's message for a refused table.
+/// The message for a refused table: it tells the model what to return instead.
 pub const BLOCK_MESSAGE: &str = "Raw DataFrames are strictly prohibited in MCP tools. Return scalar metrics or token-compressed strings.";
 
 pub use harness_contract::TabularAction;

@@ -5,7 +5,7 @@
 use harness_runtime::__private::*;
 use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 
-/// The audit format: seed 004's fields plus trace_id and error_code.
+/// The audit format: the seven record fields plus trace_id and error_code.
 pub(crate) const AUDIT: Audit = Audit {
     path: "",
     schema_version: 1,

@@ -148,7 +148,7 @@ pub fn text(result: &CallToolResult) -> &str {
     &result.content[0].as_text().expect("text content").text
 }
 
-/// Asserts `value["trace_id"]` has the seed's `mcp-xxxxxxxx` form.
+/// Asserts `value["trace_id"]` has the `mcp-xxxxxxxx` form.
 pub fn assert_trace_id(envelope: &Value) {
     let trace = envelope["trace_id"].as_str().expect("trace_id");
     assert!(

@@ -1,4 +1,4 @@
-//! ledger.json: seed 004 §15.8's fairness ledger. Everything that makes "the agent with the
+//! ledger.json: the fairness ledger. Everything that makes "the agent with the
 //! tool" a different experimental condition, pinned: the server, its tools and a digest of
 //! their definitions (clients can pin it to detect changed tools), each tool's budget, the
 //! network policy of each phase, the skills' digests and the image references.
@@ -79,7 +79,7 @@ pub(super) fn ledger_json(
         .iter()
         .map(|tool| {
             let guards = &tool.guards;
-            // Seed 004's skill: a read-only tool may be retried once, and only after a
+            // The retry rule the task's skill states: a read-only tool may be retried once, and only after a
             // connection reset or a transient 5xx; anything else is never retried.
             let read_only = tool.annotations.read_only == Some(true);
             let budget = json!({

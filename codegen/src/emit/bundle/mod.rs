@@ -1,4 +1,4 @@
-//! The Harbor task directory (seed 004 §15.3): one emitter per file. TOML and YAML are typed
+//! The Harbor task directory: one emitter per file. TOML and YAML are typed
 //! values serialized by their crates; prose and Dockerfiles come from templates/.
 
 mod compose;

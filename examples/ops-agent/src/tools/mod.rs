@@ -11,7 +11,7 @@ pub(crate) struct Toolbox {
     pub mutations_dispatched: AtomicU64,
 }
 
-/// The seed's orders table: 1,000 rows, as a DataFrame would serialize.
+/// The orders table: 1,000 rows, as a pandas DataFrame would serialize.
 pub(crate) fn orders() -> Vec<serde_json::Value> {
     const REGIONS: [&str; 3] = ["eu-west", "us-east", "ap-south"];
     (0..1000)

@@ -1,4 +1,4 @@
-//! Body of tool `query_order_metrics`: the seed's "good" tool, scalar metrics only.
+//! Body of tool `query_order_metrics`: the well-behaved tool, scalar metrics only.
 
 use harness_runtime::{CallContext, ToolError};
 use serde::Serialize;
