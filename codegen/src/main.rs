@@ -1,59 +1,59 @@
-//! harness-codegen's small CLI: works even when the server crate does not compile yet.
+//! harness-codegen's command line: works even when the server crate does not compile yet.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+use harness_codegen::model::Model;
 use harness_codegen::scaffold::{Scaffolded, scaffold};
-use harness_codegen::{EmitOptions, builder};
+use harness_codegen::{EmitOptions, ManifestErrors, builder};
 
-const USAGE: &str = "\
-usage: harness-codegen <command> [--manifest PATH] [--tools-dir DIR] [--out DIR]
-
-commands:
-  check      validate the manifest and print every error
-  scaffold   create src/tools/mod.rs and a stub for every tool body that is missing
-             (never overwrites a file)
-  generate   write the generated artifacts into --out DIR, for inspection
-  schema     print the JSON Schema of harness.toml (commit it as harness.schema.json)
-";
-
-struct Args {
-    command: String,
-    manifest: PathBuf,
-    tools_dir: PathBuf,
-    out: Option<PathBuf>,
+/// Checks harness.toml, scaffolds tool bodies, and writes what the build generates.
+#[derive(Debug, Parser)]
+#[command(name = "harness-codegen", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = std::env::args().skip(1);
-    let command = args.next().ok_or("missing command")?;
-    let mut parsed = Args {
-        command,
-        manifest: PathBuf::from("harness.toml"),
-        tools_dir: PathBuf::from("src/tools"),
-        out: None,
-    };
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--manifest" => parsed.manifest = value()?.into(),
-            "--tools-dir" => parsed.tools_dir = value()?.into(),
-            "--out" => parsed.out = Some(value()?.into()),
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    Ok(parsed)
+/// Where the manifest and the tool bodies are.
+#[derive(Debug, clap::Args)]
+struct Project {
+    /// The manifest.
+    #[arg(long, default_value = "harness.toml")]
+    manifest: PathBuf,
+    /// Where tool bodies live.
+    #[arg(long, default_value = "src/tools")]
+    tools_dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate the manifest and print every error.
+    Check {
+        #[command(flatten)]
+        project: Project,
+    },
+    /// Create src/tools/mod.rs and a stub for every missing tool body (never overwrites a file).
+    Scaffold {
+        #[command(flatten)]
+        project: Project,
+    },
+    /// Write the generated artifacts into a directory, for inspection.
+    Generate {
+        #[command(flatten)]
+        project: Project,
+        /// The directory to write into.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of harness.toml (commit it as harness.schema.json).
+    Schema,
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
+    match run(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -62,31 +62,48 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &Args) -> Result<(), String> {
-    if args.command == "schema" {
-        print!("{}", harness_codegen::manifest_json_schema());
-        return Ok(());
+/// Colour only for a terminal, and never when `NO_COLOR` is set (https://no-color.org).
+fn render(errors: &ManifestErrors) -> String {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    if !no_color && std::io::stderr().is_terminal() {
+        errors.render_styled()
+    } else {
+        errors.render_plain()
     }
-    let source = std::fs::read_to_string(&args.manifest)
-        .map_err(|error| format!("error: cannot read {}: {error}", args.manifest.display()))?;
-    let name = args.manifest.display().to_string();
-    let base_dir = args
-        .manifest
+}
+
+/// The manifest's display name and its validated model.
+fn load(manifest: &Path) -> Result<(String, Model), String> {
+    let source = std::fs::read_to_string(manifest)
+        .map_err(|error| format!("error: cannot read {}: {error}", manifest.display()))?;
+    let name = manifest.display().to_string();
+    let base_dir = manifest
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), PathBuf::from);
-    let model =
-        builder::load(&source, &name, &base_dir).map_err(|errors| errors.render_styled())?;
-    match args.command.as_str() {
-        "check" => {
-            println!("{name}: ok ({} tools)", model.tools.len());
+    let model = builder::load(&source, &name, &base_dir).map_err(|errors| render(&errors))?;
+    Ok((name, model))
+}
+
+fn run(command: Command) -> Result<(), String> {
+    match command {
+        Command::Schema => {
+            print!("{}", harness_codegen::manifest_json_schema());
             Ok(())
         }
-        "scaffold" => {
-            let report = scaffold(&model, &args.tools_dir).map_err(|error| {
+        Command::Check { project } => {
+            let (name, model) = load(&project.manifest)?;
+            let count = model.tools.len();
+            let plural = if count == 1 { "" } else { "s" };
+            println!("{name}: ok ({count} tool{plural})");
+            Ok(())
+        }
+        Command::Scaffold { project } => {
+            let (_, model) = load(&project.manifest)?;
+            let report = scaffold(&model, &project.tools_dir).map_err(|error| {
                 format!(
                     "error: cannot scaffold {}: {error}",
-                    args.tools_dir.display()
+                    project.tools_dir.display()
                 )
             })?;
             for entry in report {
@@ -97,21 +114,20 @@ fn run(args: &Args) -> Result<(), String> {
             }
             Ok(())
         }
-        "generate" => {
-            let out = args.out.as_ref().ok_or("error: generate needs --out DIR")?;
+        Command::Generate { project, out } => {
+            let (name, model) = load(&project.manifest)?;
             let options = EmitOptions {
                 manifest_name: name,
-                tools_dir: args.tools_dir.display().to_string(),
+                tools_dir: project.tools_dir.display().to_string(),
                 out_prefix: String::new(),
             };
             let artifacts = harness_codegen::emit::emit_all(&model, &options);
-            let written = builder::write_artifacts(out, &artifacts)
+            let written = builder::write_artifacts(&out, &artifacts)
                 .map_err(|error| format!("error: {error}"))?;
             for path in written.files {
                 println!("{}", path.display());
             }
             Ok(())
         }
-        other => Err(format!("error: unknown command {other:?}\n\n{USAGE}")),
     }
 }

@@ -5,14 +5,14 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::audit::{AuditError, AuditLog};
 use crate::bundle::{BundleError, write_bundle};
 use crate::health::HealthError;
 use crate::security::HttpSecurity;
 use crate::serve::{HttpOptions, HttpTransport, ServeError, serve_http, serve_stdio};
-use crate::spec::{GeneratedServer, ToolSpec, TransportKind};
+use crate::spec::{GeneratedServer, ServerSpec, ToolSpec, TransportKind};
 use crate::verify::{Evidence, Verdict, verify};
 
 #[derive(Debug, Parser)]
@@ -32,8 +32,8 @@ enum Command {
         /// Overrides the manifest's transport kind.
         #[arg(long, value_parser = transport_kind())]
         transport: Option<TransportKind>,
-        /// Overrides the manifest's HTTP bind address.
-        #[arg(long)]
+        /// Overrides the manifest's HTTP bind address (ADDRESS:PORT or HOST:PORT).
+        #[arg(long, value_parser = socket_address)]
         bind: Option<SocketAddr>,
         /// Overrides the manifest's audit log path.
         #[arg(long)]
@@ -76,9 +76,10 @@ enum Command {
     },
     /// Exit 0 when URL answers 200 {"status":"ok"} (the image's HEALTHCHECK).
     Health {
-        /// The health endpoint.
+        /// The health endpoint [default: the manifest's bind and health_path, on loopback when
+        /// the bind is every interface].
         #[arg(long)]
-        url: String,
+        url: Option<String>,
         /// Seconds to wait.
         #[arg(long, default_value_t = 2)]
         timeout_seconds: u64,
@@ -142,7 +143,13 @@ pub fn main<S: GeneratedServer>(server: S) -> std::process::ExitCode {
 
 /// Parses the command line and runs it against `server`; returns the exit code.
 pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
-    let cli = Cli::parse();
+    // `--version` and `--help` name the generated server, not this library.
+    let spec = server.spec();
+    let command = Cli::command().name(spec.name).version(spec.version);
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
     init_logging();
     let done = Ok(0);
     match cli.command {
@@ -155,9 +162,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
         Command::Tools => {
             let tools: Vec<_> = server.tool_specs().iter().map(ToolSpec::to_tool).collect();
             let listing = serde_json::json!({ "tools": tools });
-            let text = serde_json::to_string_pretty(&listing).expect("tools serialize");
-            use std::io::Write;
-            writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)?;
+            print_line(&serde_json::to_string_pretty(&listing).expect("tools serialize"))?;
             done
         }
         Command::Verify {
@@ -172,9 +177,9 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             };
             let report = verify(server.verifier(), &evidence);
             if json {
-                use std::io::Write;
-                let text = serde_json::to_string_pretty(&report).expect("the report is plain JSON");
-                writeln!(std::io::stdout(), "{text}").map_err(CliError::Stdout)?;
+                print_line(
+                    &serde_json::to_string_pretty(&report).expect("the report is plain JSON"),
+                )?;
             }
             match &report.verdict {
                 Verdict::Pass => {}
@@ -196,10 +201,8 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                 None => std::env::current_exe().map_err(CliError::CurrentExe)?,
             };
             let written = write_bundle(server.bundle(), &out, &binary, force, allow_dynamic)?;
-            use std::io::Write;
-            let mut stdout = std::io::stdout();
             for path in written {
-                writeln!(stdout, "{}", path.display()).map_err(CliError::Stdout)?;
+                print_line(&path.display().to_string())?;
             }
             // The paths go to stdout (for scripts); what to do next goes to stderr.
             eprintln!(
@@ -217,6 +220,10 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             url,
             timeout_seconds,
         } => {
+            let url = match url {
+                Some(url) => url,
+                None => manifest_health_url(server.spec())?,
+            };
             crate::health::check(&url, std::time::Duration::from_secs(timeout_seconds))?;
             done
         }
@@ -231,6 +238,27 @@ fn serve<S: GeneratedServer>(
     stateless: bool,
 ) -> Result<(), CliError> {
     let spec = server.spec();
+    let kind = transport.unwrap_or(spec.transport.kind);
+    let bind = match bind {
+        Some(bind) => bind,
+        None => manifest_bind(spec)?,
+    };
+    let mut transport_spec = spec.transport;
+    if stateless {
+        transport_spec.stateful = false;
+        transport_spec.json_response = true;
+    }
+    // Every refusal (a public bind without auth, a missing token) comes before anything is
+    // created on disk.
+    let http = match kind {
+        TransportKind::Stdio => None,
+        TransportKind::StreamableHttp => Some(http_options(
+            transport_spec,
+            HttpTransport::StreamableHttp,
+            bind,
+        )?),
+        TransportKind::Sse => Some(http_options(transport_spec, HttpTransport::Sse, bind)?),
+    };
     // The audit file exists before the first request can arrive: "never called" must leave
     // an empty file, and a server that cannot audit must not serve.
     let audit_path = audit_path.unwrap_or_else(|| PathBuf::from(spec.audit.path));
@@ -238,15 +266,6 @@ fn serve<S: GeneratedServer>(
     tracing::info!(path = %audit_path.display(), "audit log ready");
     // A fresh server has no audit log yet; a second one would be a programming error.
     let _ = server.pipeline().install_audit(audit);
-    let kind = transport.unwrap_or(spec.transport.kind);
-    let bind = match bind {
-        Some(bind) => bind,
-        None => spec
-            .transport
-            .bind
-            .parse()
-            .map_err(|_| CliError::Bind(spec.transport.bind.to_owned()))?,
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -257,24 +276,11 @@ fn serve<S: GeneratedServer>(
         ?kind,
         "starting"
     );
-    let mut transport_spec = spec.transport;
-    if stateless {
-        transport_spec.stateful = false;
-        transport_spec.json_response = true;
-    }
-    let http = |transport| http_options(transport_spec, transport, bind);
     let in_flight = server.pipeline().in_flight();
     let served = runtime.block_on(async {
-        match kind {
-            TransportKind::Stdio => serve_stdio(server.clone()).await.map_err(CliError::from),
-            TransportKind::StreamableHttp => {
-                let options = http(HttpTransport::StreamableHttp)?;
-                Ok(serve_http(server.clone(), options, in_flight).await?)
-            }
-            TransportKind::Sse => {
-                let options = http(HttpTransport::Sse)?;
-                Ok(serve_http(server.clone(), options, in_flight).await?)
-            }
+        match http {
+            None => serve_stdio(server.clone()).await.map_err(CliError::from),
+            Some(options) => Ok(serve_http(server.clone(), options, in_flight).await?),
         }
     });
     // Records are written whole as they happen; make them durable before exiting.
@@ -284,6 +290,53 @@ fn serve<S: GeneratedServer>(
         tracing::error!(%error, "audit log not synced at shutdown");
     }
     served
+}
+
+/// `http://<bind><health_path>` of the manifest; an unspecified bind (`0.0.0.0`) is reached on
+/// loopback.
+fn manifest_health_url(spec: &ServerSpec) -> Result<String, CliError> {
+    let mut bind = manifest_bind(spec)?;
+    if bind.ip().is_unspecified() {
+        let loopback: std::net::IpAddr = if bind.is_ipv4() {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        };
+        bind.set_ip(loopback);
+    }
+    Ok(format!("http://{bind}{}", spec.transport.health_path))
+}
+
+/// The manifest's bind address (codegen checked that it parses).
+fn manifest_bind(spec: &ServerSpec) -> Result<SocketAddr, CliError> {
+    spec.transport
+        .bind
+        .parse()
+        .map_err(|_| CliError::Bind(spec.transport.bind.to_owned()))
+}
+
+/// `--bind`: an IP address or a host name (`localhost:9999`), with a port; a name is resolved
+/// and its first address taken.
+fn socket_address(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(address) = text.parse() {
+        return Ok(address);
+    }
+    text.to_socket_addrs()
+        .map_err(|error| format!("not ADDRESS:PORT or HOST:PORT ({error})"))?
+        .next()
+        .ok_or_else(|| format!("{text} resolves to no address"))
+}
+
+/// Writes one line to stdout; a closed pipe (`tools | head`) ends the output quietly.
+fn print_line(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    match writeln!(std::io::stdout(), "{text}") {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::Stdout(error))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The HTTP options of the manifest, with the token read from its environment variable.
@@ -346,4 +399,58 @@ fn init_logging() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::{AuditSpec, FsyncPolicy};
+    use crate::spec::TransportSpec;
+
+    fn spec(bind: &'static str) -> ServerSpec {
+        ServerSpec {
+            name: "test",
+            version: "0",
+            title: None,
+            instructions: None,
+            transport: TransportSpec {
+                bind,
+                ..TransportSpec::stdio()
+            },
+            audit: AuditSpec {
+                path: "audit.jsonl",
+                schema_version: 1,
+                trace_id: false,
+                error_code: false,
+                fsync: FsyncPolicy::Never,
+            },
+            manifest_sha256: "",
+        }
+    }
+
+    #[test]
+    fn health_defaults_to_the_manifest_address_on_loopback() {
+        assert_eq!(
+            manifest_health_url(&spec("127.0.0.1:8765")).unwrap(),
+            "http://127.0.0.1:8765/health"
+        );
+        assert_eq!(
+            manifest_health_url(&spec("0.0.0.0:8080")).unwrap(),
+            "http://127.0.0.1:8080/health"
+        );
+        assert_eq!(
+            manifest_health_url(&spec("[::]:8080")).unwrap(),
+            "http://[::1]:8080/health"
+        );
+    }
+
+    #[test]
+    fn bind_accepts_addresses_and_names_with_a_port() {
+        assert_eq!(
+            socket_address("127.0.0.1:1").unwrap(),
+            "127.0.0.1:1".parse().unwrap()
+        );
+        assert!(socket_address("localhost:9999").unwrap().ip().is_loopback());
+        assert!(socket_address("localhost").is_err(), "a port is required");
+    }
 }

@@ -517,6 +517,15 @@ fn run_check(
 
 /// Runs every check against `evidence`.
 pub fn verify(spec: &VerifierSpec, evidence: &Evidence) -> Report {
+    // A verifier with nothing to check would pass every run; that is a broken task, not a pass.
+    if spec.checks.is_empty() {
+        return Report {
+            verdict: Verdict::InfrastructureFailure(
+                "the manifest has no [[verifier.checks]]: nothing was verified".to_owned(),
+            ),
+            checks: Vec::new(),
+        };
+    }
     let mut audit = None;
     let checks: Vec<CheckResult> = spec
         .checks

@@ -565,3 +565,16 @@ fn differences_from_a_python_reader_are_pinned() {
     infra(run("empty-and-no-state", Some(b""), None), "state file");
     candidate(run("empty", Some(b""), state), "never called");
 }
+
+/// A verifier without checks would pass any run, the agent's included: it refuses instead.
+#[test]
+fn a_verifier_without_checks_verifies_nothing_and_says_so() {
+    let spec = VerifierSpec {
+        checks: &[],
+        ..SPEC
+    };
+    let root = std::env::temp_dir().join(format!("harness-verify-none-{}", std::process::id()));
+    let report = verify(&spec, &Evidence::Root(root));
+    infra(report.verdict, "nothing was verified");
+    assert!(report.checks.is_empty());
+}

@@ -1,0 +1,84 @@
+//! The generated server's command line as a user meets it: its own name and version, refusals
+//! that leave nothing behind, host names for `--bind`, and output into a closed pipe.
+
+use harness_test_support::scratch_dir;
+
+const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
+
+#[test]
+fn version_names_the_generated_server_not_the_library() {
+    let output = std::process::Command::new(SERVER)
+        .arg("--version")
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "llmkb-readonly-monitor 0.1.0"
+    );
+}
+
+#[test]
+fn a_refused_public_bind_creates_no_audit_file() {
+    let audit = scratch_dir("cli-public-bind").join("audit.jsonl");
+    let output = std::process::Command::new(SERVER)
+        .args([
+            "serve",
+            "--transport",
+            "streamable-http",
+            "--bind",
+            "0.0.0.0:0",
+        ])
+        .arg("--audit-path")
+        .arg(&audit)
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("0.0.0.0:0"), "{stderr}");
+    assert!(
+        !audit.exists(),
+        "the refusal came after the audit file was created"
+    );
+}
+
+#[test]
+fn bind_takes_a_host_name() {
+    use std::io::{BufRead, BufReader};
+    let audit = scratch_dir("cli-bind-name").join("audit.jsonl");
+    let mut child = std::process::Command::new(SERVER)
+        .args(["serve", "--transport", "streamable-http", "--bind", "localhost:0"])
+        .arg("--audit-path")
+        .arg(&audit)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let stderr = BufReader::new(child.stderr.take().expect("piped"));
+    let mut seen = Vec::new();
+    let serving = stderr.lines().map_while(Result::ok).find(|line| {
+        seen.push(line.clone());
+        line.contains("serving HTTP")
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = serving.unwrap_or_else(|| panic!("never served:\n{}", seen.join("\n")));
+    assert!(
+        line.contains("addr=127.0.0.1:") || line.contains("addr=[::1]:"),
+        "{line}"
+    );
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let output = std::process::Command::new(SERVER)
+        .arg("tools")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+}
