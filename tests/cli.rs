@@ -47,7 +47,13 @@ fn bind_takes_a_host_name() {
     use std::io::{BufRead, BufReader};
     let audit = scratch_dir("cli-bind-name").join("audit.jsonl");
     let mut child = std::process::Command::new(SERVER)
-        .args(["serve", "--transport", "streamable-http", "--bind", "localhost:0"])
+        .args([
+            "serve",
+            "--transport",
+            "streamable-http",
+            "--bind",
+            "localhost:0",
+        ])
         .arg("--audit-path")
         .arg(&audit)
         .stderr(std::process::Stdio::piped())

@@ -455,20 +455,20 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// An optional field: `Some(None)` when absent, `Some(Some(_))` when present and valid,
-    /// `None` when present and invalid.
+    /// An optional field: `Some(None)` when absent or `null`, `Some(Some(_))` when present and
+    /// valid, `None` when present and invalid.
     pub fn optional<T>(
         &mut self,
         name: &str,
         parse: impl FnOnce(&Value, ArgPath<'_>, &mut ArgErrors) -> Option<T>,
     ) -> Option<Option<T>> {
         match self.object.get(name) {
+            Some(Value::Null) | None => Some(None),
             Some(value) => parse(value, self.path.field(name), self.errors).map(Some),
-            None => Some(None),
         }
     }
 
-    /// A field with a default: `default()` when absent, validated when present.
+    /// A field with a default: `default()` when absent or `null`, validated when present.
     pub fn or_default<T>(
         &mut self,
         name: &str,
@@ -476,8 +476,8 @@ impl<'a> Fields<'a> {
         default: impl FnOnce() -> T,
     ) -> Option<T> {
         match self.object.get(name) {
+            Some(Value::Null) | None => Some(default()),
             Some(value) => parse(value, self.path.field(name), self.errors),
-            None => Some(default()),
         }
     }
 }
@@ -507,6 +507,18 @@ mod tests {
         let root = ArgPath::Root;
         let mut errors = ArgErrors::default();
         check(root.field("x"), &mut errors).ok_or_else(|| errors.to_string())
+    }
+
+    #[test]
+    fn null_is_absent_for_optional_and_defaulted_fields_but_not_for_required_ones() {
+        let object: JsonObject = serde_json::from_value(json!({"a": null, "b": null, "c": null}))
+            .expect("an object");
+        let mut errors = ArgErrors::default();
+        let mut fields = Fields::new(&object, ArgPath::Root, &["a", "b", "c"], &mut errors);
+        assert_eq!(fields.optional("a", boolean), Some(None));
+        assert_eq!(fields.or_default("b", boolean, || true), Some(true));
+        assert_eq!(fields.required("c", boolean), None);
+        assert_eq!(errors.to_string(), "c: expected a boolean, got null");
     }
 
     #[test]

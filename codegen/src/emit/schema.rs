@@ -1,5 +1,6 @@
 //! The published inputSchema of each tool (JSON Schema 2020-12), built from the same model
-//! as the validator so the two accept exactly the same inputs.
+//! as the validator so the two accept exactly the same inputs. A field that may be absent may
+//! also be `null`, which means absent.
 
 use serde_json::{Map, Value, json};
 
@@ -42,6 +43,9 @@ fn object_schema(fields: &[FieldModel]) -> Map<String, Value> {
 
 fn field_schema(field: &FieldModel) -> Value {
     let mut schema = type_schema(&field.ty);
+    if field.presence != Presence::Required {
+        admit_null(&mut schema);
+    }
     let note = matches!(field.ty, TypeModel::Integer { .. }).then_some(STRICT_INTEGER_NOTE);
     let description = match (&field.description, note) {
         (Some(text), Some(note)) => Some(format!("{text} {note}")),
@@ -56,6 +60,18 @@ fn field_schema(field: &FieldModel) -> Value {
         schema.insert("default".into(), value.clone());
     }
     Value::Object(schema)
+}
+
+/// Lets a field that may be absent also be `null`, which the validator reads as absent (many
+/// clients send `null` for an optional parameter they do not set).
+fn admit_null(schema: &mut Map<String, Value>) {
+    if let Some(Value::String(ty)) = schema.get("type") {
+        let types = json!([ty, "null"]);
+        schema.insert("type".into(), types);
+    }
+    if let Some(Value::Array(members)) = schema.get_mut("enum") {
+        members.push(Value::Null);
+    }
 }
 
 fn type_schema(ty: &TypeModel) -> Map<String, Value> {

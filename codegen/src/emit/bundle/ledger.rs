@@ -10,59 +10,46 @@ use crate::emit::schema::input_schema;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
 use crate::model::bundle::task_config::NetworkPolicy;
-
 use crate::model::verifier::CheckModel;
 
-/// Drops nulls, as rmcp omits unset optional fields.
-fn without_nulls(value: Value) -> Option<Value> {
-    match value {
-        Value::Null => None,
-        Value::Object(object) => Some(Value::Object(
-            object
-                .into_iter()
-                .filter_map(|(k, v)| Some((k, without_nulls(v)?)))
-                .collect(),
-        )),
-        Value::Array(items) => Some(Value::Array(
-            items.into_iter().filter_map(without_nulls).collect(),
-        )),
-        other => Some(other),
-    }
+/// The entries of `pairs` that are set, as rmcp writes a struct whose unset optional fields
+/// it skips (a `null` inside the inputSchema is data and stays).
+fn set_fields(pairs: impl IntoIterator<Item = (&'static str, Option<Value>)>) -> Value {
+    Value::Object(
+        pairs
+            .into_iter()
+            .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+            .collect(),
+    )
 }
 
 /// The tool definitions exactly as `tools/list` publishes them, for a digest a client can
 /// recompute: sha256 of the canonical JSON (keys sorted, no spaces) of the `tools` array.
 fn published_tools(model: &Model) -> Value {
-    let tools = Value::Array(
-        model
-            .tools
-            .iter()
-            .map(|tool| {
-                let hints = &tool.annotations;
-                let any_hint = [
-                    hints.read_only,
-                    hints.destructive,
-                    hints.idempotent,
-                    hints.open_world,
-                ]
-                .iter()
-                .any(Option::is_some);
-                json!({
-                    "name": tool.name,
-                    "title": tool.title,
-                    "description": tool.description,
-                    "inputSchema": input_schema(tool),
-                    "annotations": any_hint.then(|| json!({
-                        "readOnlyHint": hints.read_only,
-                        "destructiveHint": hints.destructive,
-                        "idempotentHint": hints.idempotent,
-                        "openWorldHint": hints.open_world,
-                    })),
-                })
-            })
-            .collect(),
-    );
-    without_nulls(tools).unwrap_or(Value::Array(Vec::new()))
+    let flag = |hint: Option<bool>| hint.map(Value::Bool);
+    model
+        .tools
+        .iter()
+        .map(|tool| {
+            let hints = &tool.annotations;
+            let annotations = set_fields([
+                ("readOnlyHint", flag(hints.read_only)),
+                ("destructiveHint", flag(hints.destructive)),
+                ("idempotentHint", flag(hints.idempotent)),
+                ("openWorldHint", flag(hints.open_world)),
+            ]);
+            let any_hint = annotations
+                .as_object()
+                .is_some_and(|hints| !hints.is_empty());
+            set_fields([
+                ("name", Some(tool.name.clone().into())),
+                ("title", tool.title.clone().map(Value::from)),
+                ("description", Some(tool.description.clone().into())),
+                ("inputSchema", Some(input_schema(tool))),
+                ("annotations", any_hint.then_some(annotations)),
+            ])
+        })
+        .collect()
 }
 
 /// The text of ledger.json. `shipped` holds the bundle's other files, so each skill's digest
