@@ -546,11 +546,13 @@ pub(crate) fn parse(source: &str) -> Result<Parsed<'_>, (Option<SourceMap<'_>>, 
             unknown_keys: diagnostics,
         }),
         Err(error) => {
-            diagnostics.push(
-                Diagnostic::at_span(error.span(), error.message().to_owned())
-                    .label("here")
-                    .help("see harness.schema.json or the manifest reference in README.md"),
-            );
+            let mut diagnostic = Diagnostic::at_span(error.span(), error.message().to_owned())
+                .label("here")
+                .help("see harness.schema.json or the manifest reference in README.md");
+            if let Some(span) = error.span() {
+                diagnostic.path = source_map.path_at(span.start);
+            }
+            diagnostics.push(diagnostic);
             Err((Some(source_map), diagnostics))
         }
     }
@@ -562,9 +564,79 @@ fn unknown_key(path: &serde_ignored::Path<'_>) -> Diagnostic {
         Some(crate::diagnostics::Segment::Key(key)) => key.clone(),
         _ => path.to_string(),
     };
+    let allowed = allowed_keys(&manifest_path);
+    let help = match closest(&key, &allowed) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None if allowed.is_empty() => {
+            "remove it or check its spelling; harness.schema.json lists every key".to_owned()
+        }
+        None => format!("this table takes: {}", allowed.join(", ")),
+    };
     Diagnostic::key(manifest_path, format!("unknown key `{key}`"))
         .label("not a key of this table")
-        .help("remove it or check its spelling; harness.schema.json lists every key")
+        .help(help)
+}
+
+/// The manifest's JSON Schema as a value, to look keys up in.
+static SCHEMA: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+    serde_json::to_value(schemars::schema_for!(Manifest)).expect("a schema serializes")
+});
+
+/// The keys the schema allows in the table that holds the last segment of `path`.
+fn allowed_keys(path: &ManifestPath) -> Vec<String> {
+    let segments = path.segments();
+    let parent = &segments[..segments.len().saturating_sub(1)];
+    let mut node = resolve(&SCHEMA);
+    for segment in parent {
+        let next = match segment {
+            crate::diagnostics::Segment::Key(key) => {
+                node.get("properties").and_then(|p| p.get(key))
+            }
+            crate::diagnostics::Segment::Index(_) => node.get("items"),
+        };
+        match next {
+            Some(next) => node = resolve(next),
+            None => return Vec::new(),
+        }
+    }
+    node.get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Follows `$ref`s and picks the table or array alternative of an `anyOf` (an `Option`).
+fn resolve(node: &serde_json::Value) -> &serde_json::Value {
+    if let Some(reference) = node.get("$ref").and_then(serde_json::Value::as_str) {
+        let name = reference.trim_start_matches("#/$defs/");
+        if let Some(definition) = SCHEMA.get("$defs").and_then(|defs| defs.get(name)) {
+            return resolve(definition);
+        }
+    }
+    for combinator in ["anyOf", "oneOf", "allOf"] {
+        let alternatives = node.get(combinator).and_then(serde_json::Value::as_array);
+        if let Some(found) = alternatives
+            .into_iter()
+            .flatten()
+            .map(resolve)
+            .find(|alternative| {
+                alternative.get("properties").is_some() || alternative.get("items").is_some()
+            })
+        {
+            return found;
+        }
+    }
+    node
+}
+
+/// The allowed key closest to `key`, when it is close enough to be a typo.
+fn closest<'a>(key: &str, allowed: &'a [String]) -> Option<&'a str> {
+    allowed
+        .iter()
+        .map(|candidate| (strsim::damerau_levenshtein(key, candidate), candidate))
+        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate.as_str())
 }
 
 fn manifest_path(path: &serde_ignored::Path<'_>) -> ManifestPath {
@@ -580,8 +652,7 @@ fn manifest_path(path: &serde_ignored::Path<'_>) -> ManifestPath {
 
 /// The JSON Schema of harness.toml, for editors (taplo, Even Better TOML).
 pub fn manifest_json_schema() -> String {
-    let schema = schemars::schema_for!(Manifest);
-    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
+    let mut text = serde_json::to_string_pretty(&*SCHEMA).expect("a schema serializes");
     text.push('\n');
     text
 }

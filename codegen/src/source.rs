@@ -64,4 +64,53 @@ impl<'i> SourceMap<'i> {
         }
         Some(best)
     }
+
+    /// The path of the innermost key or value whose span holds `offset`: where an error the
+    /// parser located only by its span is in the manifest.
+    pub(crate) fn path_at(&self, offset: usize) -> ManifestPath {
+        let mut path = ManifestPath::root();
+        let mut node = Node::Table(self.root.get_ref());
+        loop {
+            // A table or array of tables written with headers (`[[tools]]`) has a span that
+            // need not cover its body, so failing an exact hit the nearest one that starts
+            // before `offset` holds it.
+            let next = match node {
+                Node::Table(table) => table
+                    .iter()
+                    .find(|(key, value)| {
+                        key.span().contains(&offset) || value.span().contains(&offset)
+                    })
+                    .or_else(|| {
+                        table
+                            .iter()
+                            .filter(|(key, value)| {
+                                key.span().start <= offset
+                                    && !matches!(Node::of(value.get_ref()), Node::Scalar)
+                            })
+                            .max_by_key(|(key, _)| key.span().start)
+                    })
+                    .map(|(key, value)| (path.key(key.get_ref()), value)),
+                Node::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .find(|(_, value)| value.span().contains(&offset))
+                    .or_else(|| {
+                        items
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, value)| value.span().start <= offset)
+                            .max_by_key(|(_, value)| value.span().start)
+                    })
+                    .map(|(index, value)| (path.index(index), value)),
+                Node::Scalar => None,
+            };
+            match next {
+                Some((inner, value)) => {
+                    path = inner;
+                    node = Node::of(value.get_ref());
+                }
+                None => return path,
+            }
+        }
+    }
 }

@@ -511,8 +511,8 @@ mod tests {
 
     #[test]
     fn null_is_absent_for_optional_and_defaulted_fields_but_not_for_required_ones() {
-        let object: JsonObject = serde_json::from_value(json!({"a": null, "b": null, "c": null}))
-            .expect("an object");
+        let object: JsonObject =
+            serde_json::from_value(json!({"a": null, "b": null, "c": null})).expect("an object");
         let mut errors = ArgErrors::default();
         let mut fields = Fields::new(&object, ArgPath::Root, &["a", "b", "c"], &mut errors);
         assert_eq!(fields.optional("a", boolean), Some(None));

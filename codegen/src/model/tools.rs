@@ -130,6 +130,11 @@ impl ModelBuilder {
                         )
                         .help("tool names must be unique"),
                 );
+                // The rest of the tool is still checked, so fixing the name shows no new
+                // errors; its Rust names are the first tool's, so only its content is.
+                self.check_guards(&tool.guards, &path.key("guards"));
+                self.check_description(tool, &path);
+                let _ = self.fields(&tool.arguments, &path.key("arguments"), None);
                 continue;
             }
             self.check_guards(&tool.guards, &path.key("guards"));
@@ -164,13 +169,7 @@ impl ModelBuilder {
             );
             return None;
         }
-        if tool.description.trim().is_empty() {
-            self.diagnostics.report(
-                Diagnostic::value(path.key("description"), "tool description is empty")
-                    .label("empty")
-                    .help("the model chooses tools by their description; say what it does"),
-            );
-        }
+        self.check_description(tool, path);
         let names = self.names(&tool.name, &path.key("name"));
         let args = self.fields(
             &tool.arguments,
@@ -215,6 +214,16 @@ impl ModelBuilder {
             guards: resolve_guards(&tool.guards, defaults),
             builtin: None,
         })
+    }
+
+    fn check_description(&mut self, tool: &manifest::Tool, path: &ManifestPath) {
+        if tool.description.trim().is_empty() {
+            self.diagnostics.report(
+                Diagnostic::value(path.key("description"), "tool description is empty")
+                    .label("empty")
+                    .help("the model chooses tools by their description; say what it does"),
+            );
+        }
     }
 
     pub(super) fn fields(
