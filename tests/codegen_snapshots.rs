@@ -13,6 +13,25 @@ fn options(manifest_name: &str) -> EmitOptions {
     }
 }
 
+/// Asserts every artifact's snapshot, the generated server first (the file a manifest change
+/// is about), and reports every mismatch rather than stopping at the first, so one
+/// `cargo insta review` sees them all.
+fn assert_artifacts(prefix: &str, artifacts: harness_codegen::Artifacts) {
+    let (server, rest): (Vec<_>, Vec<_>) = artifacts
+        .into_iter()
+        .partition(|(path, _)| path == harness_codegen::emit::SERVER_FILE);
+    let failed: Vec<String> = server
+        .into_iter()
+        .chain(rest)
+        .filter_map(|(path, text)| {
+            let name = format!("{prefix}{}", path.replace('/', "__"));
+            let checked = std::panic::catch_unwind(|| insta::assert_snapshot!(name.clone(), text));
+            checked.is_err().then_some(name)
+        })
+        .collect();
+    assert!(failed.is_empty(), "snapshots differ: {}", failed.join(", "));
+}
+
 fn fixture_name(path: &Path) -> String {
     let parent = path
         .parent()
@@ -27,9 +46,7 @@ fn default_manifest_artifacts() {
     let source = std::fs::read_to_string("harness.toml").expect("harness.toml");
     let artifacts =
         generate(&source, Path::new("."), &options("harness.toml")).expect("harness.toml is valid");
-    for (path, text) in artifacts {
-        insta::assert_snapshot!(format!("default__{}", path.replace('/', "__")), text);
-    }
+    assert_artifacts("default__", artifacts);
 }
 
 #[test]
@@ -42,9 +59,7 @@ fn example_manifest_artifacts() {
         &options("examples/ops-agent/harness.toml"),
     )
     .expect("valid");
-    for (path, text) in artifacts {
-        insta::assert_snapshot!(format!("ops_agent__{}", path.replace('/', "__")), text);
-    }
+    assert_artifacts("ops_agent__", artifacts);
 }
 
 #[test]
@@ -54,9 +69,7 @@ fn good_fixture_artifacts() {
         let name = fixture_name(path);
         let artifacts = generate(&source, Path::new("."), &options(&name))
             .unwrap_or_else(|errors| panic!("{name} should be valid:\n{errors}"));
-        for (artifact, text) in artifacts {
-            insta::assert_snapshot!(artifact.replace('/', "__"), text);
-        }
+        assert_artifacts("", artifacts);
     });
 }
 

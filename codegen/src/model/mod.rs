@@ -41,7 +41,8 @@ pub struct Model {
     pub audit: AuditModel,
     /// `[[tools]]` in manifest order, then the built-in tools when registered.
     pub tools: Vec<ToolModel>,
-    /// sha256 (hex) of the manifest text, published by the `diagnostics` tool.
+    /// sha256 (hex) of the manifest's content (comments and layout aside), published by the
+    /// `diagnostics` tool and pinned in the ledger.
     pub manifest_sha256: String,
     /// The Harbor task bundle, when the manifest has `[task]`.
     pub bundle: Option<bundle::BundleModel>,
@@ -134,13 +135,26 @@ pub fn build(
             transport,
             audit,
             tools,
-            manifest_sha256: harness_contract::sha256_hex(manifest_text),
+            manifest_sha256: content_digest(manifest_text),
             bundle,
             verifier,
             inputs,
         })
     } else {
         Err(builder.diagnostics.into_vec())
+    }
+}
+
+/// sha256 of the manifest's content: the canonical JSON of its TOML, so comments, layout and
+/// key order do not change it (the raw text's digest when the TOML has a date, which JSON
+/// cannot hold; such a manifest is refused anyway).
+fn content_digest(manifest_text: &str) -> String {
+    let content = toml::from_str::<toml::Value>(manifest_text)
+        .ok()
+        .and_then(|value| value::toml_to_json(&value).ok());
+    match content {
+        Some(json) => harness_contract::sha256_hex(harness_contract::canonical_json(&json)),
+        None => harness_contract::sha256_hex(manifest_text),
     }
 }
 
@@ -189,5 +203,20 @@ impl ModelBuilder {
             }
             self.diagnostics.report(diagnostic);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_digest;
+
+    #[test]
+    fn the_manifest_digest_ignores_comments_layout_and_key_order() {
+        let digest = content_digest("[server]\nname = \"a\"\nversion = \"1\"\n");
+        assert_eq!(
+            digest,
+            content_digest("# A comment.\n[server]\nversion   = \"1\" # why\nname = \"a\"\n")
+        );
+        assert_ne!(digest, content_digest("[server]\nname = \"b\"\nversion = \"1\"\n"));
     }
 }
