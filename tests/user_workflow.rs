@@ -155,6 +155,22 @@ fn build_scaffold_implement_and_break() {
         std::fs::read_to_string(tools_dir.join("ping_v2.rs")).unwrap(),
         PING_BODY
     );
+    // What scaffold writes is already formatted, and rustfmt sees every tool module.
+    let rustfmt = std::process::Command::new("rustfmt")
+        .args(["--check", "--edition", "2024"])
+        .arg(tools_dir.join("mod.rs"))
+        .output()
+        .expect("rustfmt runs");
+    assert!(
+        rustfmt.status.success(),
+        "scaffolded files are not rustfmt-clean:\n{}",
+        String::from_utf8_lossy(&rustfmt.stdout)
+    );
+    let stub = std::fs::read_to_string(tools_dir.join("search_logs.rs")).unwrap();
+    assert!(
+        stub.contains("// - args."),
+        "the stub lists the arguments:\n{stub}"
+    );
     let again = scaffold(&model, &tools_dir).unwrap();
     assert!(
         again

@@ -25,6 +25,14 @@ pub enum BuildError {
     /// Tools in the manifest have no body file.
     #[error("{}", render_missing(.0))]
     MissingBodies(Vec<MissingBody>),
+    /// Tool bodies exist but `mod.rs` does not declare their modules.
+    #[error("{}", render_undeclared(mod_rs, modules))]
+    UndeclaredModules {
+        /// The tools directory's `mod.rs`.
+        mod_rs: PathBuf,
+        /// The modules it lacks.
+        modules: Vec<String>,
+    },
     /// An artifact could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
@@ -53,8 +61,20 @@ fn render_missing(missing: &[MissingBody]) -> String {
             body.file.display()
         ));
     }
-    text.push_str("help: `cargo run -p harness-codegen -- scaffold` writes a stub for every missing body (it never overwrites a file)\n");
+    text.push_str("help: `harness-codegen scaffold` (in this repository `cargo run -p harness-codegen -- scaffold`) writes a stub for every missing body (it never overwrites a file)\n");
     text
+}
+
+fn render_undeclared(mod_rs: &Path, modules: &[String]) -> String {
+    let declarations: Vec<String> = modules
+        .iter()
+        .map(|module| format!("pub(crate) mod {module};"))
+        .collect();
+    format!(
+        "error: {} does not declare the module of every tool: add {}\nhelp: `harness-codegen scaffold` (in this repository `cargo run -p harness-codegen -- scaffold`) appends them\n",
+        mod_rs.display(),
+        declarations.join(" ")
+    )
 }
 
 /// Validates manifest text into the model; `file_name` is used in error messages and files
@@ -180,6 +200,22 @@ impl Builder {
             let missing = missing_bodies(&model, &self.package_root, &self.tools_dir);
             if !missing.is_empty() {
                 return Err(BuildError::MissingBodies(missing));
+            }
+            let mod_rs = self.package_root.join(&self.tools_dir).join("mod.rs");
+            if let Ok(text) = fs::read_to_string(&mod_rs) {
+                let modules: Vec<&str> = model
+                    .tools
+                    .iter()
+                    .filter(|tool| tool.builtin.is_none())
+                    .map(|tool| tool.module.as_str())
+                    .collect();
+                let undeclared = crate::scaffold::undeclared_modules(&text, &modules);
+                if !undeclared.is_empty() {
+                    return Err(BuildError::UndeclaredModules {
+                        mod_rs,
+                        modules: undeclared.into_iter().map(str::to_owned).collect(),
+                    });
+                }
             }
         }
         let mut output = write_artifacts(&self.out_dir, &emit_all(&model, &options))?;

@@ -110,6 +110,13 @@ fn run(command: Command) -> Result<(), String> {
                 match entry {
                     Scaffolded::Created(path) => println!("created {}", path.display()),
                     Scaffolded::Kept(path) => println!("kept    {} (exists)", path.display()),
+                    Scaffolded::Declared(path, modules) => {
+                        println!(
+                            "updated {} (declared {})",
+                            path.display(),
+                            modules.join(", ")
+                        )
+                    }
                 }
             }
             Ok(())

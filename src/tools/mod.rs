@@ -1,7 +1,8 @@
 //! Tool bodies: one module per tool of harness.toml. This file and the modules are yours;
-//! `cargo run -p harness-codegen -- scaffold` creates them once and never overwrites them.
+//! `harness-codegen scaffold` creates them once, never overwrites them, and appends the
+//! declaration of each new tool here.
 
-crate::generated::tool_modules!();
+pub(crate) mod get_incident_snapshot;
 
 /// A fixture incident, as the monitor serves it.
 #[derive(Debug)]

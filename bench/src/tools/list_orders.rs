@@ -10,7 +10,11 @@ use crate::tools::Toolbox;
 impl ListOrders for Toolbox {
     type Output = Value;
 
-    async fn list_orders(&self, _args: ListOrdersArgs, _ctx: CallContext) -> Result<Value, ToolError> {
+    async fn list_orders(
+        &self,
+        _args: ListOrdersArgs,
+        _ctx: CallContext,
+    ) -> Result<Value, ToolError> {
         Ok(payloads::order_table())
     }
 }

@@ -1,6 +1,8 @@
 //! Tool bodies of the benchmark server.
 
-crate::generated::tool_modules!();
+pub(crate) mod echo;
+pub(crate) mod list_orders;
+pub(crate) mod search_logs;
 
 /// The benchmark tools keep no state.
 #[derive(Debug, Default)]

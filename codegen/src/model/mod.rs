@@ -217,6 +217,9 @@ mod tests {
             digest,
             content_digest("# A comment.\n[server]\nversion   = \"1\" # why\nname = \"a\"\n")
         );
-        assert_ne!(digest, content_digest("[server]\nname = \"b\"\nversion = \"1\"\n"));
+        assert_ne!(
+            digest,
+            content_digest("[server]\nname = \"b\"\nversion = \"1\"\n")
+        );
     }
 }

@@ -8,7 +8,11 @@ use crate::tools::Toolbox;
 impl GetStatus for Toolbox {
     type Output = &'static str;
 
-    async fn get_status(&self, _args: GetStatusArgs, _ctx: CallContext) -> Result<&'static str, ToolError> {
+    async fn get_status(
+        &self,
+        _args: GetStatusArgs,
+        _ctx: CallContext,
+    ) -> Result<&'static str, ToolError> {
         Ok("System healthy")
     }
 }

@@ -2,7 +2,13 @@
 
 use std::sync::atomic::AtomicU64;
 
-crate::generated::tool_modules!();
+pub(crate) mod get_status;
+pub(crate) mod query_order_metrics;
+pub(crate) mod query_orders;
+pub(crate) mod query_orders_summary;
+pub(crate) mod query_system_logs;
+pub(crate) mod simulate_fault;
+pub(crate) mod trigger_external_mutation;
 
 /// The state every tool body can use.
 #[derive(Debug, Default)]

@@ -22,7 +22,10 @@ impl QueryOrderMetrics for Toolbox {
         _args: QueryOrderMetricsArgs,
         _ctx: CallContext,
     ) -> Result<OrderMetrics, ToolError> {
-        let amounts: Vec<f64> = orders().iter().filter_map(|row| row["amount"].as_f64()).collect();
+        let amounts: Vec<f64> = orders()
+            .iter()
+            .filter_map(|row| row["amount"].as_f64())
+            .collect();
         let total_revenue: f64 = amounts.iter().sum();
         Ok(OrderMetrics {
             order_count: amounts.len(),

@@ -9,7 +9,11 @@ use crate::tools::{Toolbox, orders};
 impl QueryOrders for Toolbox {
     type Output = Vec<Value>;
 
-    async fn query_orders(&self, _args: QueryOrdersArgs, _ctx: CallContext) -> Result<Vec<Value>, ToolError> {
+    async fn query_orders(
+        &self,
+        _args: QueryOrdersArgs,
+        _ctx: CallContext,
+    ) -> Result<Vec<Value>, ToolError> {
         Ok(orders())
     }
 }

@@ -18,6 +18,8 @@ impl TriggerExternalMutation for Toolbox {
         _ctx: CallContext,
     ) -> Result<Value, ToolError> {
         let dispatch_number = self.mutations_dispatched.fetch_add(1, Ordering::SeqCst) + 1;
-        Ok(json!({"status": "dispatched", "action": args.action, "dispatch_number": dispatch_number}))
+        Ok(
+            json!({"status": "dispatched", "action": args.action, "dispatch_number": dispatch_number}),
+        )
     }
 }
