@@ -18,7 +18,7 @@ COPY --from=build /out/mcp-agent-harness /mcp-agent-harness
 COPY --from=build --chown=10001:10001 /out/var/log/monitor-mcp /var/log/monitor-mcp
 USER 10001:10001
 ENTRYPOINT ["/mcp-agent-harness"]
-CMD ["serve", "--transport", "streamable-http", "--bind", "127.0.0.1:8765"]
+CMD ["serve", "--transport", "streamable-http", "--bind", "127.0.0.1:8765", "--audit-path", "/var/log/monitor-mcp/audit.jsonl"]
 # No curl or python in the image: the binary checks itself.
 HEALTHCHECK --interval=5s --timeout=3s --retries=5 --start-period=2s \
   CMD ["/mcp-agent-harness", "health", "--url", "http://127.0.0.1:8765/health"]

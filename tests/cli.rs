@@ -88,3 +88,27 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert!(output.status.success(), "{stderr}");
     assert!(!stderr.contains("error"), "{stderr}");
 }
+
+#[test]
+fn a_local_serve_writes_its_audit_log_under_the_users_state_directory() {
+    let home = scratch_dir("cli-home");
+    let output = std::process::Command::new(SERVER)
+        .args(["serve", "--transport", "stdio"])
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs");
+    let audit = home.join(".local/state/llmkb-readonly-monitor/audit.jsonl");
+    assert!(
+        audit.exists(),
+        "no audit log at {}:\n{}",
+        audit.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&audit.display().to_string()),
+        "says where: {stderr}"
+    );
+}

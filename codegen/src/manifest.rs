@@ -131,7 +131,9 @@ pub struct Tabular {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Audit {
-    /// The JSONL file (`serve --audit-path` overrides it); created before serving.
+    /// The JSONL file in the bundle's sidecar, where the verifier collects it; created before
+    /// serving. A local `serve` writes under the user's state directory unless `--audit-path`
+    /// says otherwise.
     #[serde(default = "default_audit_path")]
     pub path: String,
     /// The `schema_version` of every record.

@@ -35,7 +35,8 @@ enum Command {
         /// Overrides the manifest's HTTP bind address (ADDRESS:PORT or HOST:PORT).
         #[arg(long, value_parser = socket_address)]
         bind: Option<SocketAddr>,
-        /// Overrides the manifest's audit log path.
+        /// Where the audit log goes [default: $XDG_STATE_HOME/<server>/audit.jsonl, else
+        /// ~/.local/state/<server>/audit.jsonl; the bundle passes the manifest's path].
         #[arg(long)]
         audit_path: Option<PathBuf>,
         /// Serves streamable HTTP without sessions, answering with plain JSON (replicas
@@ -261,7 +262,7 @@ fn serve<S: GeneratedServer>(
     };
     // The audit file exists before the first request can arrive: "never called" must leave
     // an empty file, and a server that cannot audit must not serve.
-    let audit_path = audit_path.unwrap_or_else(|| PathBuf::from(spec.audit.path));
+    let audit_path = audit_path.unwrap_or_else(|| local_audit_path(spec.name));
     let audit = AuditLog::open(&audit_path, spec.audit)?;
     tracing::info!(path = %audit_path.display(), "audit log ready");
     // A fresh server has no audit log yet; a second one would be a programming error.
@@ -305,6 +306,21 @@ fn manifest_health_url(spec: &ServerSpec) -> Result<String, CliError> {
         bind.set_ip(loopback);
     }
     Ok(format!("http://{bind}{}", spec.transport.health_path))
+}
+
+/// Where `serve` writes the audit log without `--audit-path`: the user's state directory
+/// (`$XDG_STATE_HOME/<server>/audit.jsonl`, else `~/.local/state/<server>/audit.jsonl`), which
+/// a local run can write. The manifest's `[audit] path` is the container's: the bundle and the
+/// Dockerfile pass it explicitly.
+fn local_audit_path(server_name: &str) -> PathBuf {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let state = set("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| set("HOME").map(|home| PathBuf::from(home).join(".local/state")));
+    match state {
+        Some(dir) => dir.join(server_name).join("audit.jsonl"),
+        None => PathBuf::from(format!("{server_name}-audit.jsonl")),
+    }
 }
 
 /// The manifest's bind address (codegen checked that it parses).
