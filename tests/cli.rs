@@ -112,3 +112,34 @@ fn a_local_serve_writes_its_audit_log_under_the_users_state_directory() {
         "says where: {stderr}"
     );
 }
+
+#[test]
+fn call_prints_what_the_model_reads_and_fails_on_a_refused_call() {
+    let call = |arguments: &str| {
+        std::process::Command::new(SERVER)
+            .args(["call", "get_incident_snapshot", arguments])
+            .output()
+            .expect("runs")
+    };
+    let ok = call(r#"{"incident_id": 42}"#);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let text: serde_json::Value = serde_json::from_slice(&ok.stdout).expect("the result's JSON");
+    assert_eq!(text["incident_id"], 42);
+    assert_eq!(text["view"], "summary", "the default is applied");
+
+    // Through the same ingress as a client: a repeated key is refused with the envelope.
+    let refused = call(r#"{"incident_id": "42", "incident_id": 42}"#);
+    assert_eq!(refused.status.code(), Some(1));
+    let envelope: serde_json::Value = serde_json::from_slice(&refused.stdout).expect("envelope");
+    assert_eq!(envelope["error_code"], "InvalidArguments");
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate key")
+    );
+}

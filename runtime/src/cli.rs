@@ -75,6 +75,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Call one tool in-process through the whole server (validation, guards, envelope) and
+    /// print what the model would see; exit 1 when the call failed.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Print the whole JSON-RPC response instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// Exit 0 when URL answers 200 {"status":"ok"} (the image's HEALTHCHECK).
     Health {
         /// The health endpoint [default: the manifest's bind and health_path, on loopback when
@@ -117,6 +129,9 @@ pub enum CliError {
     /// The health check failed.
     #[error(transparent)]
     Health(#[from] HealthError),
+    /// `call` could not make the call.
+    #[error(transparent)]
+    Call(#[from] crate::call::CallError),
     /// This executable's path is unknown.
     #[error("cannot find this executable: {0}")]
     CurrentExe(std::io::Error),
@@ -216,6 +231,25 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                 dir = out.display()
             );
             done
+        }
+        Command::Call {
+            tool,
+            arguments,
+            json,
+        } => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(CliError::Runtime)?;
+            let reply =
+                runtime.block_on(crate::call::call_in_process(server, &tool, &arguments))?;
+            let (text, failed) = crate::call::model_view(&reply);
+            if json {
+                print_line(&serde_json::to_string_pretty(&reply).expect("plain JSON"))?;
+            } else {
+                print_line(&text)?;
+            }
+            Ok(u8::from(failed))
         }
         Command::Health {
             url,

@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod builtins;
 pub mod bundle;
+pub mod call;
 pub mod cli;
 pub mod context;
 pub mod envelope;

@@ -1,0 +1,102 @@
+//! `call TOOL ARGUMENTS`: one tool call made in-process through the whole server, as a client
+//! would make it (initialize, then `tools/call` over the stdio framing, duplicate keys marked),
+//! so validation, every guard and the error envelope apply; prints what the model would see.
+
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::ingress::mark_duplicate_arguments;
+
+/// Why a call could not be made (a refused call is an answer, not this).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The arguments are not a JSON object.
+    #[error("the arguments are not a JSON object: {0}")]
+    Arguments(String),
+    /// The in-process session failed.
+    #[error("the in-process session failed: {0}")]
+    Session(String),
+}
+
+/// The JSON-RPC response to `tools/call` of `tool` with `arguments` (JSON object text).
+pub async fn call_in_process<H: ServerHandler>(
+    handler: H,
+    tool: &str,
+    arguments: &str,
+) -> Result<Value, CallError> {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(_)) => {}
+        Ok(other) => return Err(CallError::Arguments(format!("got {other}"))),
+        Err(error) => return Err(CallError::Arguments(error.to_string())),
+    }
+    let name = serde_json::to_string(tool).expect("a string serializes");
+    // The raw text goes in as the client sent it, so repeated keys are seen and refused.
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":{name},"arguments":{arguments}}}}}"#
+    );
+    let call = mark_duplicate_arguments(call.as_bytes()).unwrap_or_else(|| call.into_bytes());
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "harness-call", "version": env!("CARGO_PKG_VERSION")}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+
+    let (client, server) = tokio::io::duplex(1 << 20);
+    let session = tokio::spawn(async move {
+        let running = handler
+            .serve(tokio::io::split(server))
+            .await
+            .map_err(|error| CallError::Session(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| CallError::Session(error.to_string()))
+    });
+    let session_error = |error: std::io::Error| CallError::Session(error.to_string());
+    let (reader, mut writer) = tokio::io::split(client);
+    let mut lines = BufReader::new(reader).lines();
+    for message in [
+        initialize.to_string().into_bytes(),
+        initialized.to_string().into_bytes(),
+        call,
+    ] {
+        writer.write_all(&message).await.map_err(session_error)?;
+        writer.write_all(b"\n").await.map_err(session_error)?;
+    }
+    while let Some(line) = lines.next_line().await.map_err(session_error)? {
+        let reply: Value = serde_json::from_str(&line)
+            .map_err(|error| CallError::Session(format!("unreadable reply: {error}")))?;
+        if reply["id"] == 2 {
+            // End of input ends the session, as a client closing stdin would.
+            let _ = writer.shutdown().await;
+            drop(lines);
+            let _ = session.await;
+            return Ok(reply);
+        }
+    }
+    match session.await {
+        Ok(Err(error)) => Err(error),
+        _ => Err(CallError::Session(
+            "the server ended without answering".to_owned(),
+        )),
+    }
+}
+
+/// What the model reads of a `tools/call` response: the text of each content item (a JSON
+/// result is its JSON text), or the JSON-RPC error; and whether the call failed.
+pub fn model_view(reply: &Value) -> (String, bool) {
+    if let Some(error) = reply.get("error") {
+        return (
+            format!("JSON-RPC error {}: {}", error["code"], error["message"]),
+            true,
+        );
+    }
+    let result = &reply["result"];
+    let text: Vec<&str> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item["text"].as_str())
+        .collect();
+    (text.join("\n"), result["isError"] == true)
+}
