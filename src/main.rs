@@ -6,7 +6,7 @@
 )]
 mod generated {
     //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
-    include!(concat!(env!("OUT_DIR"), "/harness.rs"));
+    harness_runtime::include_generated!();
 }
 mod tools;
 

@@ -232,3 +232,36 @@ fn build_scaffold_implement_and_break() {
     assert!(text.contains("--> harness.toml:"), "{text}");
     assert!(text.contains("harness.toml has 2 errors"), "{text}");
 }
+
+/// `harness-codegen new DIR`, as README documents it, outside this workspace: the project
+/// builds with warnings denied, and its tool answers a call.
+#[test]
+fn a_new_project_builds_and_answers_a_call() {
+    use harness_codegen::new_project::{Source, create};
+
+    let project = target_dir().join("hello-server");
+    let _ = std::fs::remove_dir_all(&project);
+    create(&project, &Source::Path(workspace(""))).expect("new writes the project");
+    assert!(
+        matches!(
+            create(&project, &Source::Path(workspace(""))),
+            Err(harness_codegen::new_project::NewError::NotEmpty(_))
+        ),
+        "new never overwrites"
+    );
+    // The workspace's lock, so the offline build resolves to the same versions.
+    std::fs::copy(workspace("Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    let output = cargo_build(&project);
+    assert!(
+        output.status.success(),
+        "the new project must build:\n{}",
+        stderr(&output)
+    );
+    let call = Command::new(target_dir().join("debug/hello-server"))
+        .args(["call", "greet", r#"{"name": "Ada"}"#])
+        .output()
+        .expect("the server runs");
+    assert!(call.status.success(), "{}", stderr(&call));
+    let reply: serde_json::Value = serde_json::from_slice(&call.stdout).expect("JSON");
+    assert_eq!(reply["greeting"], "Hello, Ada!");
+}

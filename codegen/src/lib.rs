@@ -11,6 +11,7 @@ pub mod ident;
 pub mod manifest;
 pub mod manifest_path;
 pub mod model;
+pub mod new_project;
 pub mod scaffold;
 mod source;
 mod templates;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use harness_codegen::model::Model;
+use harness_codegen::new_project::{Source, create};
 use harness_codegen::scaffold::{Scaffolded, scaffold};
 use harness_codegen::{EmitOptions, ManifestErrors, builder};
 
@@ -50,6 +51,15 @@ enum Command {
     },
     /// Print the JSON Schema of harness.toml (commit it as harness.schema.json).
     Schema,
+    /// Create a runnable server project in DIR: a manifest with one tool, its body, build.rs
+    /// and main.rs.
+    New {
+        /// The project directory (created; its name is the package name).
+        dir: PathBuf,
+        /// Take the harness crates from this git URL instead of this checkout.
+        #[arg(long)]
+        git: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -89,6 +99,18 @@ fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Schema => {
             print!("{}", harness_codegen::manifest_json_schema());
+            Ok(())
+        }
+        Command::New { dir, git } => {
+            let source = git.map_or_else(Source::this_checkout, Source::Git);
+            let files = create(&dir, &source).map_err(|error| format!("error: {error}"))?;
+            for file in files {
+                println!("created {}", file.display());
+            }
+            println!(
+                "\nNext:\n  cd {dir}\n  cargo run -- call greet '{{\"name\": \"Ada\"}}'   # one call through every guard\n  cargo run -- serve                              # MCP on http://127.0.0.1:8765/mcp",
+                dir = dir.display()
+            );
             Ok(())
         }
         Command::Check { project } => {

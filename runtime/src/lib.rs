@@ -32,6 +32,16 @@ pub mod verify;
 pub use context::CallContext;
 pub use error::ToolError;
 
+/// Brings in the server harness-codegen generated into OUT_DIR, as the body of a module:
+/// `mod generated { harness_runtime::include_generated!(); }` (what tonic's `include_proto!`
+/// is to tonic-build).
+#[macro_export]
+macro_rules! include_generated {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/harness.rs"));
+    };
+}
+
 /// The facade generated code uses; not a stable API.
 #[doc(hidden)]
 pub mod __private {
