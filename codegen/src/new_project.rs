@@ -159,22 +159,8 @@ max_length = 64
     )
 }
 
-const MAIN_RS: &str = r#"//! The MCP server generated from ./harness.toml, with the tool bodies in src/tools.
-
-#[allow(
-    unreachable_pub,
-    reason = "generated items are `pub` so a library crate can export them"
-)]
-mod generated {
-    //! Everything harness-codegen generated from harness.toml.
-    harness_runtime::include_generated!();
-}
-mod tools;
-
-fn main() -> std::process::ExitCode {
-    harness_runtime::cli::main(generated::Harness::new(tools::Toolbox::default()))
-}
-"#;
+/// The default server's `main.rs`, which fits every generated server as it is.
+const MAIN_RS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/main.rs"));
 
 const TOOLS_MOD_RS: &str = r#"//! Tool bodies: one module per tool of harness.toml. This file and the modules are yours;
 //! `harness-codegen scaffold` writes a stub for each new tool and declares it here.
