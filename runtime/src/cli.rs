@@ -1,5 +1,5 @@
-//! The command line every generated server shares: `serve`, `tools`, `bundle`, `verify` and
-//! `health`.
+//! The command line every generated server shares: `serve`, `tools`, `call`, `bundle`,
+//! `verify` and `health`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
