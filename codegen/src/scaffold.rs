@@ -7,7 +7,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::model::{FieldModel, Model, Presence, ToolModel, TypeModel};
+use crate::model::{FieldModel, Model, Presence, ToolModel};
 
 /// What a scaffold run did to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,25 +183,12 @@ impl {trait_name} for Toolbox {{
 
 /// `args.limit: u16 (default 50)`: how a body reads the field, its Rust type and presence.
 fn describe_field(field: &FieldModel) -> String {
-    let ty = rust_type(&field.ty);
+    let ty = field.ty.rust_type();
     let access = format!("args.{}", crate::ident::to_ident(&field.ident));
     match &field.presence {
         Presence::Required => format!("{access}: {ty}"),
         Presence::Optional => format!("{access}: Option<{ty}>"),
         Presence::Default(value) => format!("{access}: {ty} (default {value})"),
-    }
-}
-
-fn rust_type(ty: &TypeModel) -> String {
-    match ty {
-        TypeModel::String { .. } => "String".to_owned(),
-        TypeModel::Integer { repr, .. } => repr.rust_type().to_owned(),
-        TypeModel::Number { .. } => "f64".to_owned(),
-        TypeModel::Boolean => "bool".to_owned(),
-        TypeModel::Enum { type_name, .. } | TypeModel::Object { type_name, .. } => {
-            type_name.clone()
-        }
-        TypeModel::Array { items, .. } => format!("Vec<{}>", rust_type(items)),
     }
 }
 

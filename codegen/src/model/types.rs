@@ -129,6 +129,23 @@ pub enum TypeModel {
     },
 }
 
+impl TypeModel {
+    /// The Rust type of a field of this type, e.g. `Vec<u16>`: what the generated struct
+    /// declares and what a scaffolded stub names.
+    pub fn rust_type(&self) -> String {
+        match self {
+            TypeModel::String { .. } => "String".to_owned(),
+            TypeModel::Integer { repr, .. } => repr.rust_type().to_owned(),
+            TypeModel::Number { .. } => "f64".to_owned(),
+            TypeModel::Boolean => "bool".to_owned(),
+            TypeModel::Enum { type_name, .. } | TypeModel::Object { type_name, .. } => {
+                type_name.clone()
+            }
+            TypeModel::Array { items, .. } => format!("Vec<{}>", items.rust_type()),
+        }
+    }
+}
+
 /// The constraint keys shared by arguments and array items.
 pub(super) struct Constraints<'a> {
     ty: ArgType,

@@ -166,23 +166,8 @@ fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
 }
 
 fn rust_type(ty: &TypeModel) -> TokenStream {
-    match ty {
-        TypeModel::String { .. } => quote!(String),
-        TypeModel::Integer { repr, .. } => {
-            let repr = format_ident!("{}", repr.rust_type());
-            quote!(#repr)
-        }
-        TypeModel::Number { .. } => quote!(f64),
-        TypeModel::Boolean => quote!(bool),
-        TypeModel::Enum { type_name, .. } | TypeModel::Object { type_name, .. } => {
-            let name = format_ident!("{}", type_name);
-            quote!(#name)
-        }
-        TypeModel::Array { items, .. } => {
-            let item = rust_type(items);
-            quote!(Vec<#item>)
-        }
-    }
+    let ty: syn::Type = syn::parse_str(&ty.rust_type()).expect("the model names a Rust type");
+    quote!(#ty)
 }
 
 /// The validator of one value of type `ty`: a runtime function where one fits as it is (clippy
