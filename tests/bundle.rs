@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use harness_codegen::{EmitOptions, generate};
-use harness_test_support::scratch_dir;
+use harness_test_support::scratch_file;
 use serde_json::Value;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
@@ -94,7 +94,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn bundle_writes_the_embedded_files_and_the_binary() {
-    let out = scratch_dir("bundle-cli").join("task");
+    let out = scratch_file("bundle-cli", "task");
     // Test binaries are dynamically linked; the static check has its own test below.
     let run = |extra: &[&str]| {
         std::process::Command::new(SERVER)
@@ -159,7 +159,7 @@ fn bundle_writes_the_embedded_files_and_the_binary() {
 
 #[test]
 fn health_command_checks_a_live_server() {
-    let audit = scratch_dir("bundle-health").join("audit.jsonl");
+    let audit = scratch_file("bundle-health", "audit.jsonl");
     let server = harness_test_support::HttpServer::start(SERVER, &audit);
     let health = |url: String| {
         std::process::Command::new(SERVER)

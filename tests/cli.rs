@@ -1,7 +1,7 @@
 //! The generated server's command line as a user meets it: its own name and version, refusals
 //! that leave nothing behind, host names for `--bind`, and output into a closed pipe.
 
-use harness_test_support::scratch_dir;
+use harness_test_support::{scratch_dir, scratch_file};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
 
@@ -20,7 +20,7 @@ fn version_names_the_generated_server_not_the_library() {
 
 #[test]
 fn a_refused_public_bind_creates_no_audit_file() {
-    let audit = scratch_dir("cli-public-bind").join("audit.jsonl");
+    let audit = scratch_file("cli-public-bind", "audit.jsonl");
     let output = std::process::Command::new(SERVER)
         .args([
             "serve",
@@ -45,7 +45,7 @@ fn a_refused_public_bind_creates_no_audit_file() {
 #[test]
 fn bind_takes_a_host_name() {
     use std::io::{BufRead, BufReader};
-    let audit = scratch_dir("cli-bind-name").join("audit.jsonl");
+    let audit = scratch_file("cli-bind-name", "audit.jsonl");
     let mut child = std::process::Command::new(SERVER)
         .args([
             "serve",

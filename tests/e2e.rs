@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use harness_test_support::{
-    Client, HttpServer, assert_trace_id, audit_records, call, scratch_dir, stdio_client, text,
+    Client, HttpServer, assert_trace_id, audit_records, call, scratch_file, stdio_client, text,
 };
 use rmcp::model::ErrorCode;
 use rmcp::service::ServiceError;
@@ -174,14 +174,14 @@ fn assert_audit(path: &Path) {
 
 #[tokio::test]
 async fn stdio_transport() {
-    let audit = scratch_dir("e2e-stdio").join("audit.jsonl");
+    let audit = scratch_file("e2e-stdio", "audit.jsonl");
     exercise(stdio_client(SERVER, &audit).await).await;
     assert_audit(&audit);
 }
 
 #[tokio::test]
 async fn streamable_http_transport() {
-    let audit = scratch_dir("e2e-http").join("audit.jsonl");
+    let audit = scratch_file("e2e-http", "audit.jsonl");
     let server = HttpServer::start(SERVER, &audit);
     assert_eq!(
         std::fs::read_to_string(&audit).unwrap(),
@@ -215,7 +215,7 @@ fn tools_command_prints_the_published_list() {
 
 #[test]
 fn serve_refuses_to_start_without_its_audit_log() {
-    let blocker = scratch_dir("e2e-no-audit").join("a-file");
+    let blocker = scratch_file("e2e-no-audit", "a-file");
     std::fs::write(&blocker, "").unwrap();
     let output = std::process::Command::new(SERVER)
         .args(["serve", "--transport", "stdio", "--audit-path"])
@@ -236,7 +236,7 @@ fn default_log_shows_failed_calls_only_and_no_rmcp_chatter() {
     use std::io::Write;
     use std::process::{Command, Stdio};
 
-    let audit = scratch_dir("e2e-log").join("audit.jsonl");
+    let audit = scratch_file("e2e-log", "audit.jsonl");
     let mut child = Command::new(SERVER)
         .args(["serve", "--transport", "stdio", "--audit-path"])
         .arg(&audit)

@@ -4,16 +4,16 @@
 //! into the right reward file, or none. Also: the ledger's tool digest is what a client
 //! recomputes from tools/list.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use harness_test_support::{call, scratch_dir, stdio_client};
+use harness_test_support::{ScratchDir, call, scratch_dir, stdio_client};
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
 
 /// A task environment root with the audit at its source path, after `calls` calls.
-async fn run_task(name: &str, calls: &[Value]) -> PathBuf {
+async fn run_task(name: &str, calls: &[Value]) -> ScratchDir {
     let root = scratch_dir(name);
     let audit = root.join("var/log/monitor-mcp/audit.jsonl");
     let client = stdio_client(SERVER, &audit).await;

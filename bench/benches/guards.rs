@@ -67,8 +67,15 @@ static PLAIN: LazyLock<Pipeline> = LazyLock::new(|| Pipeline::new(&SERVER, TOOLS
 
 static AUDITED: LazyLock<Pipeline> = LazyLock::new(|| {
     let pipeline = Pipeline::new(&SERVER, TOOLS);
-    let path = std::env::temp_dir().join(format!("harness-bench-{}.jsonl", std::process::id()));
-    let log = AuditLog::open(&path, SERVER.audit).expect("the audit file opens");
+    // A static is never dropped, so nothing could delete the file at exit: it is unlinked
+    // when `file` drops at the end of this closure, and the log's own open handle keeps
+    // appending to it until the process ends and the space is freed.
+    let file = tempfile::Builder::new()
+        .prefix("harness-bench-")
+        .suffix(".jsonl")
+        .tempfile()
+        .expect("a temp file");
+    let log = AuditLog::open(file.path(), SERVER.audit).expect("the audit file opens");
     assert!(pipeline.install_audit(log).is_ok(), "installed once");
     pipeline
 });

@@ -1,15 +1,14 @@
 //! The build-script side: deterministic output, written only where it changed, and missing
 //! tool bodies reported with the file to write.
 
-use std::path::PathBuf;
-
 use harness_codegen::{BuildError, Builder};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("harness-codegen-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory that goes when the test ends.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("harness-codegen-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 const MANIFEST: &str = r#"
@@ -24,10 +23,11 @@ description = "Look something up."
 
 #[test]
 fn writes_only_what_changed_and_is_deterministic() {
-    let root = scratch("write");
+    let scratch = scratch("write");
+    let root = scratch.path();
     std::fs::write(root.join("harness.toml"), MANIFEST).unwrap();
     let out = root.join("out");
-    let builder = Builder::new(&root, "harness.toml", &out).check_bodies(false);
+    let builder = Builder::new(root, "harness.toml", &out).check_bodies(false);
     let first = builder.build().expect("valid");
     assert_eq!(
         first.changed, first.files,
@@ -46,9 +46,10 @@ fn writes_only_what_changed_and_is_deterministic() {
 
 #[test]
 fn missing_bodies_name_the_file_to_write() {
-    let root = scratch("missing");
+    let scratch = scratch("missing");
+    let root = scratch.path();
     std::fs::write(root.join("harness.toml"), MANIFEST).unwrap();
-    let error = Builder::new(&root, "harness.toml", root.join("out"))
+    let error = Builder::new(root, "harness.toml", root.join("out"))
         .build()
         .unwrap_err();
     assert!(matches!(error, BuildError::MissingBodies(ref missing) if missing.len() == 1));
@@ -60,7 +61,7 @@ fn missing_bodies_name_the_file_to_write() {
 
     std::fs::create_dir_all(root.join("src/tools")).unwrap();
     std::fs::write(root.join("src/tools/lookup.rs"), "").unwrap();
-    Builder::new(&root, "harness.toml", root.join("out"))
+    Builder::new(root, "harness.toml", root.join("out"))
         .build()
         .expect("the body exists now");
 }

@@ -192,8 +192,8 @@ mod tests {
 
     #[test]
     fn records_have_the_exact_field_set() {
-        let dir = std::env::temp_dir().join(format!("harness-audit-{}", std::process::id()));
-        let path = dir.join("nested/audit.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/audit.jsonl");
         let spec = AuditSpec {
             path: "",
             schema_version: 1,
@@ -238,12 +238,11 @@ mod tests {
             timestamp.parse::<jiff::Timestamp>().is_ok() && timestamp.ends_with('Z'),
             "{timestamp}"
         );
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn optional_fields_keep_the_keys_sorted() {
-        let dir = std::env::temp_dir().join(format!("harness-audit-extra-{}", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
         let spec = AuditSpec {
             path: "",
             schema_version: 1,
@@ -251,7 +250,7 @@ mod tests {
             error_code: true,
             fsync: FsyncPolicy::Never,
         };
-        let log = AuditLog::open(&dir.join("audit.jsonl"), spec).unwrap();
+        let log = AuditLog::open(&dir.path().join("audit.jsonl"), spec).unwrap();
         let line = log.line(&AuditRecord {
             tool: "t",
             args_sha256: args_sha256(&json!({})),
@@ -268,6 +267,5 @@ mod tests {
         assert_eq!(keys.len(), 9, "{line}");
         assert_eq!(parsed["error_code"], "InvalidArguments");
         assert_eq!(parsed["trace_id"], "mcp-00000000");
-        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -44,30 +44,25 @@ fn call(arguments: Value) -> Call {
     )
 }
 
-fn audited() -> (Pipeline, std::path::PathBuf) {
-    let dir = std::env::temp_dir().join(format!(
-        "harness-pipeline-{}-{}",
-        std::process::id(),
-        rand_suffix()
-    ));
-    let path = dir.join("audit.jsonl");
+/// A pipeline auditing into `audit.jsonl` in a directory that goes when the test ends.
+fn audited() -> (Pipeline, tempfile::TempDir) {
+    let dir = tempfile::Builder::new()
+        .prefix("harness-pipeline-")
+        .tempdir()
+        .unwrap();
     let pipeline = Pipeline::new(&SERVER, &TOOLS);
     pipeline
-        .install_audit(AuditLog::open(&path, AUDIT).unwrap())
+        .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
         .unwrap();
-    (pipeline, path)
-}
-
-fn rand_suffix() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    (pipeline, dir)
 }
 
 fn structured(result: &CallToolResult) -> &Value {
     result.structured_content.as_ref().expect("structured")
 }
 
-fn audit_lines(path: &std::path::Path) -> Vec<Value> {
+fn audit_lines(dir: &tempfile::TempDir) -> Vec<Value> {
+    let path = dir.path().join("audit.jsonl");
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -2,7 +2,7 @@
 //! rule, plus a truncated last line, CRLF, a BOM, a 10 MiB file and duplicate keys. Each must
 //! give the right one of the three outcomes, with the right reason.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use harness_runtime::audit::{AuditSpec, FsyncPolicy};
 use harness_runtime::verify::{CheckSpec, Evidence, FieldType, Verdict, VerifierSpec, verify};
@@ -85,8 +85,11 @@ fn good_state() -> &'static str {
 
 /// Lays out evidence under a fresh root at the source paths and runs the checks.
 fn run(name: &str, audit: Option<&[u8]>, state: Option<&str>) -> Verdict {
-    let root = std::env::temp_dir().join(format!("harness-verify-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("harness-verify-{name}-"))
+        .tempdir()
+        .unwrap();
+    let root = scratch.path();
     let place = |source: &str, bytes: &[u8]| {
         let path: PathBuf = root.join(source.trim_start_matches('/'));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -98,9 +101,7 @@ fn run(name: &str, audit: Option<&[u8]>, state: Option<&str>) -> Verdict {
     if let Some(state) = state {
         place(STATE, state.as_bytes());
     }
-    let verdict = verify(&SPEC, &Evidence::Root(root.clone())).verdict;
-    let _ = std::fs::remove_dir_all(&root);
-    verdict
+    verify(&SPEC, &Evidence::Root(root.to_owned())).verdict
 }
 
 fn lines(records: &[String]) -> Vec<u8> {
@@ -471,8 +472,8 @@ fn infrastructure_failures_of_the_state_file() {
 
 #[test]
 fn an_artifacts_directory_is_read_at_the_destinations() {
-    let dir = std::env::temp_dir().join(format!("harness-verify-artifacts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().to_owned();
     std::fs::create_dir_all(dir.join("evidence")).unwrap();
     std::fs::write(dir.join("evidence/mcp-audit.jsonl"), lines(&[record(&[])])).unwrap();
     std::fs::write(
@@ -489,7 +490,6 @@ fn an_artifacts_directory_is_read_at_the_destinations() {
         verify(&SPEC, &Evidence::Artifacts(dir.clone())).verdict,
         "state file is missing",
     );
-    let _ = std::fs::remove_dir_all(Path::new(&dir));
 }
 
 /// Where this verifier differs from a Python reader built on `json`, `uuid`,
@@ -573,8 +573,8 @@ fn a_verifier_without_checks_verifies_nothing_and_says_so() {
         checks: &[],
         ..SPEC
     };
-    let root = std::env::temp_dir().join(format!("harness-verify-none-{}", std::process::id()));
-    let report = verify(&spec, &Evidence::Root(root));
+    let scratch = tempfile::tempdir().unwrap();
+    let report = verify(&spec, &Evidence::Root(scratch.path().to_owned()));
     infra(report.verdict, "nothing was verified");
     assert!(report.checks.is_empty());
 }

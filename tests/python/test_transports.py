@@ -40,7 +40,8 @@ def free_port() -> int:
 @asynccontextmanager
 async def http_server(binary: str, transport: str, *extra: str):
     port = free_port()
-    audit = Path(tempfile.mkdtemp()) / "audit.jsonl"
+    scratch = tempfile.TemporaryDirectory(prefix="harness-py-")
+    audit = Path(scratch.name) / "audit.jsonl"
     env = dict(os.environ, OPS_AGENT_TOKEN=TOKEN)
     process = subprocess.Popen(
         [binary, "serve", "--transport", transport, "--bind", f"127.0.0.1:{port}", "--audit-path", str(audit), *extra],
@@ -63,6 +64,7 @@ async def http_server(binary: str, transport: str, *extra: str):
     finally:
         process.terminate()
         process.wait(timeout=10)
+        scratch.cleanup()
 
 
 def structured(result) -> dict:
@@ -82,7 +84,11 @@ async def list_and_call(session: ClientSession) -> None:
 
 
 async def test_stdio() -> None:
-    audit = Path(tempfile.mkdtemp()) / "audit.jsonl"
+    with tempfile.TemporaryDirectory(prefix="harness-py-") as scratch:
+        await stdio_calls(Path(scratch) / "audit.jsonl")
+
+
+async def stdio_calls(audit: Path) -> None:
     params = StdioServerParameters(command=SERVER, args=["serve", "--transport", "stdio", "--audit-path", str(audit)])
     with open(os.devnull, "w") as quiet:
         async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
@@ -176,7 +182,11 @@ def sse_data(text: str) -> list[dict]:
 
 
 async def test_duplicate_argument_keys_are_refused_on_every_transport() -> None:
-    audit = Path(tempfile.mkdtemp()) / "audit.jsonl"
+    with tempfile.TemporaryDirectory(prefix="harness-py-") as scratch:
+        await duplicate_keys_refused(Path(scratch) / "audit.jsonl")
+
+
+async def duplicate_keys_refused(audit: Path) -> None:
     stdio = subprocess.Popen([SERVER, "serve", "--transport", "stdio", "--audit-path", str(audit)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     out, _ = stdio.communicate("\n".join([INITIALIZE, INITIALIZED, DUPLICATE_CALL]) + "\n", timeout=20)

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use harness_test_support::{
-    Client, HttpServer, assert_trace_id, audit_records, call, scratch_dir, text,
+    Client, HttpServer, ScratchFile, assert_trace_id, audit_records, call, scratch_file, text,
 };
 use rmcp::model::{CallToolRequestParams, CallToolResult, RequestMetaObject};
 use serde_json::{Value, json};
@@ -44,8 +44,8 @@ fn envelope(result: &CallToolResult) -> &Value {
     envelope
 }
 
-async fn start(name: &str) -> (HttpServer, Client, std::path::PathBuf) {
-    let audit = scratch_dir(name).join("audit.jsonl");
+async fn start(name: &str) -> (HttpServer, Client, ScratchFile) {
+    let audit = scratch_file(name, "audit.jsonl");
     let server = HttpServer::start(SERVER, &audit);
     let client = server.client("/mcp").await;
     (server, client, audit)
@@ -417,7 +417,7 @@ fn body_panics_log_one_line_with_the_trace_id_and_no_backtrace() {
     use std::process::{Command, Stdio};
 
     const PANICS: usize = 50;
-    let audit = scratch_dir("panic-log").join("audit.jsonl");
+    let audit = scratch_file("panic-log", "audit.jsonl");
     let mut child = Command::new(SERVER)
         .args(["serve", "--transport", "stdio", "--audit-path"])
         .arg(&audit)

@@ -22,12 +22,75 @@ pub const TEST_TOKEN: &str = "test-token-0123456789";
 /// A connected MCP client.
 pub type Client = RunningService<RoleClient, ()>;
 
-/// A fresh, empty directory for one test.
-pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("harness-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir is writable");
-    dir
+/// A fresh, empty directory for one test, removed with everything in it when dropped, so
+/// test runs leave nothing behind in the system's temp directory (bundles there are hundreds
+/// of megabytes). Set `HARNESS_KEEP_SCRATCH=1` to keep them for a post-mortem.
+pub struct ScratchDir(tempfile::TempDir);
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for ScratchDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for ScratchDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+/// A path for one file in its own scratch directory, which goes when this is dropped.
+pub struct ScratchFile {
+    path: PathBuf,
+    _dir: ScratchDir,
+}
+
+impl std::ops::Deref for ScratchFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for ScratchFile {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for ScratchFile {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+/// `file` (not yet created) in a fresh scratch directory named after the test.
+pub fn scratch_file(name: &str, file: &str) -> ScratchFile {
+    let dir = scratch_dir(name);
+    ScratchFile {
+        path: dir.join(file),
+        _dir: dir,
+    }
+}
+
+/// A fresh, empty directory for one test, named after it.
+pub fn scratch_dir(name: &str) -> ScratchDir {
+    let keep = std::env::var_os("HARNESS_KEEP_SCRATCH").is_some_and(|value| value == "1");
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("harness-test-{name}-"))
+        .disable_cleanup(keep)
+        .tempdir()
+        .expect("temp dir is writable");
+    ScratchDir(dir)
 }
 
 /// Starts `binary serve --transport stdio --audit-path AUDIT` and initializes a client.
