@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The generated Harbor task, run for real under a Docker engine through the steps of a Harbor
-# 0.18 trial, in Harbor's order, and judged by its own verifier:
+# The incident monitor's generated Harbor task (examples/incident-monitor), run for real
+# under a Docker engine through the steps of a Harbor 0.18 trial, in Harbor's order, and
+# judged by its own verifier:
 #   1. engine, Compose and local base images (scripts/docker-engine.sh; no registry is needed);
 #   2. the static binary and `bundle --out`;
 #   3. the compose files Harbor would pass, computed by Harbor's own code
@@ -63,8 +64,8 @@ fi
 
 log "building the static binary and the bundle"
 static_target=x86_64-unknown-linux-gnu
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p mcp-agent-harness
-binary=$root/target/$static_target/release/mcp-agent-harness
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p incident-monitor
+binary=$root/target/$static_target/release/incident-monitor
 rm -rf "$work"
 mkdir -p "$work"
 "$binary" bundle --out "$work/task" >"$work/bundle.out" 2>&1
@@ -72,7 +73,7 @@ task=$work/task
 "$harbor_venv/bin/python" scripts/harbor_compose.py "$task" "$work/compose.json"
 field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v,str) else json.dumps(v))' "$work/compose.json" "$1"; }
 egress=$(field egress)
-[ "$egress" = true ] || fail "the default task should run under Harbor's egress overlay"
+[ "$egress" = true ] || fail "the incident monitor's task should run under Harbor's egress overlay"
 egress_image=$(field egress_image)
 project_dir=$(field project_directory)
 mapfile -t compose_files < <("$python" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["files"]))' "$work/compose.json")

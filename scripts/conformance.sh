@@ -16,14 +16,14 @@ fi
 node="$dir/node_modules/.bin/node"
 conformance="$dir/node_modules/.bin/conformance"
 
-cargo build --locked --quiet -p mcp-agent-harness
+cargo build --locked --quiet -p incident-monitor
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/debug/mcp-agent-harness serve --transport streamable-http --bind "127.0.0.1:$port" \
+target/debug/incident-monitor serve --transport streamable-http --bind "127.0.0.1:$port" \
     --audit-path "$dir/audit.jsonl" 2>"$dir/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
-    target/debug/mcp-agent-harness health --url "http://127.0.0.1:$port/health" 2>/dev/null && break
+    target/debug/incident-monitor health --url "http://127.0.0.1:$port/health" 2>/dev/null && break
     sleep 0.1
 done
 

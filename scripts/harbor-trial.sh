@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Harbor's own CLI on the generated task: `harbor trial start` with Harbor's oracle agent
-# (which runs the generated solution/solve.sh) on its docker environment, offline, and the
+# Harbor's own CLI on the incident monitor's generated task (examples/incident-monitor):
+# `harbor trial start` with Harbor's oracle agent (which runs the generated
+# solution/solve.sh) on its docker environment, offline, and the
 # reward Harbor itself writes. Local images replace the registry ones as in
 # scripts/compose-proof.sh: HARNESS_MAIN_BASE_IMAGE and HARNESS_VERIFIER_BASE_IMAGE (build
 # arguments of the generated compose files) and the egress-sidecar stand-in.
@@ -15,10 +16,10 @@ work=$root/target/harbor-trial
 . scripts/python-venvs.sh
 docker image inspect "$python_image" >/dev/null 2>&1 || { echo "harbor-trial: $python_image is missing; run ./scripts/compose-proof.sh first" >&2; exit 1; }
 static_target=x86_64-unknown-linux-gnu
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p mcp-agent-harness
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p incident-monitor
 rm -rf "$work"
 mkdir -p "$work/trials"
-"$root/target/$static_target/release/mcp-agent-harness" bundle --out "$work/task" >/dev/null 2>&1
+"$root/target/$static_target/release/incident-monitor" bundle --out "$work/task" >/dev/null 2>&1
 "$harbor_venv/bin/python" scripts/harbor_compose.py "$work/task" "$work/compose.json"
 egress_image=$("$harbor_venv/bin/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["egress_image"])' "$work/compose.json")
 ./scripts/egress-standin.sh "$python_image" "$egress_image"

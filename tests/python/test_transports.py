@@ -25,7 +25,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "target/debug")
-SERVER = str(BIN / "mcp-agent-harness")
+SERVER = str(BIN / "incident-monitor")
 OPS = str(BIN / "ops-agent")
 TOKEN = "python-test-token-0123456789"
 INCIDENT = {"incident_id": 42}

@@ -11,7 +11,7 @@ use rmcp::model::ErrorCode;
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
+const SERVER: &str = env!("CARGO_BIN_EXE_incident-monitor");
 
 /// Calls the tool and returns (isError, structuredContent).
 async fn call_ok(client: &Client, arguments: Value) -> (bool, Value) {

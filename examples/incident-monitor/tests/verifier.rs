@@ -10,7 +10,7 @@ use std::process::Command;
 use harness_test_support::{ScratchDir, call, scratch_dir, stdio_client};
 use serde_json::{Value, json};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
+const SERVER: &str = env!("CARGO_BIN_EXE_incident-monitor");
 
 /// A task environment root with the audit at its source path, after `calls` calls.
 async fn run_task(name: &str, calls: &[Value]) -> ScratchDir {

@@ -3,7 +3,7 @@
 
 use harness_test_support::{scratch_dir, scratch_file};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_mcp-agent-harness");
+const SERVER: &str = env!("CARGO_BIN_EXE_incident-monitor");
 
 #[test]
 fn version_names_the_generated_server_not_the_library() {
