@@ -631,8 +631,39 @@ fn resolve(node: &serde_json::Value) -> &serde_json::Value {
     node
 }
 
-/// The allowed key closest to `key`, when it is close enough to be a typo.
+/// Keys other tools use for what this manifest calls differently (JSON Schema's `enum`, the
+/// `params` of JSON-RPC), mapped to this manifest's key.
+const ALIASES: &[(&str, &str)] = &[
+    ("enum", "values"),
+    ("args", "arguments"),
+    ("params", "arguments"),
+    ("parameters", "arguments"),
+    ("properties", "fields"),
+    ("desc", "description"),
+];
+
+/// The allowed key `key` most likely meant: the same key in snake_case (`minLength`), the
+/// manifest's name for another tool's key (`enum`), or a typo within a small edit distance.
 fn closest<'a>(key: &str, allowed: &'a [String]) -> Option<&'a str> {
+    let find = |wanted: &str| {
+        allowed
+            .iter()
+            .find(|candidate| *candidate == wanted)
+            .map(String::as_str)
+    };
+    let snake = heck::ToSnakeCase::to_snake_case(key);
+    if snake != key
+        && let Some(found) = find(&snake)
+    {
+        return Some(found);
+    }
+    if let Some(found) = ALIASES
+        .iter()
+        .filter(|(alias, _)| *alias == snake)
+        .find_map(|(_, meant)| find(meant))
+    {
+        return Some(found);
+    }
     allowed
         .iter()
         .map(|candidate| (strsim::damerau_levenshtein(key, candidate), candidate))
