@@ -155,6 +155,36 @@ impl Builder {
         }
     }
 
+    /// For a build script: the package root and OUT_DIR from cargo's environment, the
+    /// manifest `harness.toml`. Change either path with [`Builder::manifest`] and
+    /// [`Builder::tools_dir`], then call [`Builder::run_build_script`]:
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// fn main() -> std::process::ExitCode {
+    ///     harness_codegen::Builder::from_cargo_env()
+    ///         .manifest("config/harness.toml")
+    ///         .tools_dir("src/mcp_tools")
+    ///         .run_build_script()
+    /// }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Outside a build script, where cargo sets neither `CARGO_MANIFEST_DIR` nor `OUT_DIR`.
+    pub fn from_cargo_env() -> Self {
+        let root = std::env::var_os("CARGO_MANIFEST_DIR")
+            .expect("cargo sets CARGO_MANIFEST_DIR for build scripts");
+        let out_dir = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
+        Self::new(root, "harness.toml", out_dir)
+    }
+
+    /// The manifest, relative to the package root (default `harness.toml`).
+    pub fn manifest(mut self, manifest: impl Into<PathBuf>) -> Self {
+        self.manifest = manifest.into();
+        self
+    }
+
     /// Where tool bodies live, relative to the package root (default `src/tools`).
     pub fn tools_dir(mut self, tools_dir: impl Into<String>) -> Self {
         self.tools_dir = tools_dir.into();
@@ -178,6 +208,31 @@ impl Builder {
     /// The manifest path, for `rerun-if-changed`.
     pub fn manifest_path(&self) -> PathBuf {
         self.package_root.join(&self.manifest)
+    }
+
+    /// [`Builder::build`] as a build script: `rerun-if-changed` for the manifest, the tools
+    /// directory (a new or removed body file changes whether the build can succeed) and
+    /// every file the manifest names; on failure every problem on stderr and a
+    /// `cargo::error`, so cargo shows them.
+    pub fn run_build_script(&self) -> std::process::ExitCode {
+        println!("cargo::rerun-if-changed={}", self.manifest.display());
+        println!("cargo::rerun-if-changed={}", self.tools_dir);
+        match self.build() {
+            Ok(output) => {
+                for input in output.inputs {
+                    println!("cargo::rerun-if-changed={}", input.display());
+                }
+                std::process::ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("{error}");
+                println!(
+                    "cargo::error={} cannot be built; every problem is listed below",
+                    self.manifest.display()
+                );
+                std::process::ExitCode::FAILURE
+            }
+        }
     }
 
     /// Runs every stage and writes the artifacts that changed.
@@ -267,26 +322,9 @@ pub fn write_artifacts(out_dir: &Path, artifacts: &Artifacts) -> Result<BuildOut
 /// The whole build script of a generated server, so each crate's build.rs is one line:
 /// `fn main() -> std::process::ExitCode { harness_codegen::build_script() }`.
 ///
-/// Generates from `harness.toml` into OUT_DIR (and nowhere else), prints `rerun-if-changed`
-/// for the manifest, every file it names and `src/tools`, and fails the build with every
-/// problem listed.
+/// The same as `Builder::from_cargo_env().run_build_script()`: generates from `harness.toml`
+/// into OUT_DIR (and nowhere else), prints `rerun-if-changed` for the manifest, every file it
+/// names and `src/tools`, and fails the build with every problem listed.
 pub fn build_script() -> std::process::ExitCode {
-    let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    println!("cargo::rerun-if-changed=harness.toml");
-    // New or removed tool body files change whether the build can succeed.
-    println!("cargo::rerun-if-changed=src/tools");
-    match Builder::new(root, "harness.toml", out_dir).build() {
-        Ok(output) => {
-            for input in output.inputs {
-                println!("cargo::rerun-if-changed={}", input.display());
-            }
-            std::process::ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("{error}");
-            println!("cargo::error=harness.toml cannot be built; every problem is listed below");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    Builder::from_cargo_env().run_build_script()
 }

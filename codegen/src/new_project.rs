@@ -159,8 +159,12 @@ max_length = 64
     )
 }
 
-/// The default server's `main.rs`, which fits every generated server as it is.
-const MAIN_RS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/main.rs"));
+/// A server's `main.rs`, which fits every generated server as it is (the default server's is
+/// the same file).
+const MAIN_RS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/templates/project/main.rs"
+));
 
 const TOOLS_MOD_RS: &str = r#"//! Tool bodies: one module per tool of harness.toml. This file and the modules are yours;
 //! `harness-codegen scaffold` writes a stub for each new tool and declares it here.

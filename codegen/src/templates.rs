@@ -1,13 +1,13 @@
-//! The templates of the bundle's prose-like files (Dockerfiles, shell scripts, SKILL.md). They
-//! live at the repository's top level in `templates/`, where reviewers find them; this is the
-//! one place that reaches them, compiled into the generator.
+//! The templates of the bundle's prose-like files (Dockerfiles, shell scripts, SKILL.md), in
+//! `codegen/templates/` so the published crate carries them; this is the one place that
+//! reaches them, compiled into the generator.
 
 /// `(name, source)` of `templates/<name>`.
 macro_rules! template {
     ($name:literal) => {
         (
             $name,
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../templates/", $name)),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/templates/", $name)),
         )
     };
 }

@@ -4,7 +4,8 @@
 //! body trait left unimplemented is a compile error naming the file; a bad manifest fails
 //! the build with every error listed and located.
 //!
-//! It builds in target/user-workflow (its own target dir, reused between runs).
+//! The packages live outside the repository, in fresh temp directories; they build in the
+//! workspace's target/user-workflow (their own target dir, reused between runs).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,10 +13,12 @@ use std::process::{Command, Output, Stdio};
 
 use harness_codegen::scaffold::{Scaffolded, scaffold};
 
-const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
-
+/// The repository root, which the packages depend on by path.
 fn workspace(relative: &str) -> PathBuf {
-    Path::new(WORKSPACE).join(relative)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("codegen/ sits in the repository")
+        .join(relative)
 }
 
 fn target_dir() -> PathBuf {
@@ -38,9 +41,14 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn create_project() -> PathBuf {
-    let project = target_dir().join("project");
-    let _ = std::fs::remove_dir_all(&project);
+/// A package of the all-types fixture in a fresh directory outside the repository (gone when
+/// the returned handle drops).
+fn create_project() -> tempfile::TempDir {
+    let scratch = tempfile::Builder::new()
+        .prefix("harness-workflow-")
+        .tempdir()
+        .unwrap();
+    let project = scratch.path();
     std::fs::create_dir_all(project.join("src")).unwrap();
     let manifest = format!(
         r#"[package]
@@ -59,19 +67,27 @@ serde_json = {{ version = "1", features = ["preserve_order"] }}
 [build-dependencies]
 harness-codegen = {{ path = "{ws}/codegen" }}
 "#,
-        ws = WORKSPACE
+        ws = workspace("").display()
     );
     std::fs::write(project.join("Cargo.toml"), manifest).unwrap();
     // The same lock as the workspace, so the build resolves offline to the same versions.
     std::fs::copy(workspace("Cargo.lock"), project.join("Cargo.lock")).unwrap();
-    std::fs::copy(workspace("build.rs"), project.join("build.rs")).unwrap();
-    std::fs::copy(workspace("src/main.rs"), project.join("src/main.rs")).unwrap();
+    std::fs::write(
+        project.join("build.rs"),
+        "fn main() -> std::process::ExitCode {\n    harness_codegen::build_script()\n}\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        workspace("codegen/templates/project/main.rs"),
+        project.join("src/main.rs"),
+    )
+    .unwrap();
     std::fs::copy(
         workspace("tests/fixtures/good/all_types.toml"),
         project.join("harness.toml"),
     )
     .unwrap();
-    project
+    scratch
 }
 
 const PING_BODY: &str = r#"//! Hand-written before scaffolding: scaffold must keep it.
@@ -117,10 +133,11 @@ fn stdio_session(binary: &Path, calls: &[&str]) -> String {
 
 #[test]
 fn build_scaffold_implement_and_break() {
-    let project = create_project();
+    let scratch = create_project();
+    let project = scratch.path();
 
     // 1. No bodies yet: the build script names every file to write and how to scaffold.
-    let output = cargo_build(&project);
+    let output = cargo_build(project);
     assert!(!output.status.success(), "must fail without tool bodies");
     let text = stderr(&output);
     assert!(
@@ -141,7 +158,7 @@ fn build_scaffold_implement_and_break() {
     std::fs::create_dir_all(&tools_dir).unwrap();
     std::fs::write(tools_dir.join("ping_v2.rs"), PING_BODY).unwrap();
     let source = std::fs::read_to_string(project.join("harness.toml")).unwrap();
-    let model = harness_codegen::load(&source, "harness.toml", &project).expect("fixture is valid");
+    let model = harness_codegen::load(&source, "harness.toml", project).expect("fixture is valid");
     let report = scaffold(&model, &tools_dir).unwrap();
     assert_eq!(
         report,
@@ -180,7 +197,7 @@ fn build_scaffold_implement_and_break() {
     );
 
     // 3. The scaffolded package builds with warnings denied, and serves.
-    let output = cargo_build(&project);
+    let output = cargo_build(project);
     assert!(
         output.status.success(),
         "scaffolded package must build:\n{}",
@@ -202,7 +219,7 @@ fn build_scaffold_implement_and_break() {
 
     // 4. A body file without its impl: rustc says which tool and which file.
     std::fs::write(tools_dir.join("search_logs.rs"), "//! Not written yet.\n").unwrap();
-    let output = cargo_build(&project);
+    let output = cargo_build(project);
     assert!(!output.status.success());
     let text = stderr(&output);
     assert!(
@@ -221,7 +238,7 @@ fn build_scaffold_implement_and_break() {
     );
     assert_ne!(broken, source, "the fixture layout changed");
     std::fs::write(project.join("harness.toml"), broken).unwrap();
-    let output = cargo_build(&project);
+    let output = cargo_build(project);
     assert!(!output.status.success());
     let text = stderr(&output);
     assert!(text.contains("error: unknown key `colour`"), "{text}");
@@ -233,22 +250,26 @@ fn build_scaffold_implement_and_break() {
     assert!(text.contains("harness.toml has 2 errors"), "{text}");
 }
 
-/// `harness-codegen new DIR`, as README documents it, outside this workspace: the project
-/// builds with warnings denied, and its tool answers a call.
+/// `harness-codegen new DIR`, the command README documents, outside this repository: the
+/// project builds with warnings denied, and its tool answers a call.
 #[test]
 fn a_new_project_builds_and_answers_a_call() {
-    use harness_codegen::new_project::{Source, create};
-
-    let project = target_dir().join("hello-server");
-    let _ = std::fs::remove_dir_all(&project);
-    create(&project, &Source::Path(workspace(""))).expect("new writes the project");
-    assert!(
-        matches!(
-            create(&project, &Source::Path(workspace(""))),
-            Err(harness_codegen::new_project::NewError::NotEmpty(_))
-        ),
-        "new never overwrites"
-    );
+    let scratch = tempfile::Builder::new()
+        .prefix("harness-new-")
+        .tempdir()
+        .unwrap();
+    let project = scratch.path().join("hello-server");
+    let new = || {
+        Command::new(env!("CARGO_BIN_EXE_harness-codegen"))
+            .arg("new")
+            .arg(&project)
+            .output()
+            .expect("harness-codegen runs")
+    };
+    let created = new();
+    assert!(created.status.success(), "{}", stderr(&created));
+    let again = new();
+    assert!(!again.status.success(), "new never overwrites");
     // The workspace's lock, so the offline build resolves to the same versions.
     std::fs::copy(workspace("Cargo.lock"), project.join("Cargo.lock")).unwrap();
     let output = cargo_build(&project);
