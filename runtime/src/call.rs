@@ -1,6 +1,7 @@
 //! `call TOOL ARGUMENTS`: one tool call made in-process through the whole server, as a client
 //! would make it (initialize, then `tools/call` over the stdio framing, duplicate keys marked),
 //! so validation, every guard and the error envelope apply; prints what the model would see.
+//! (`--url` makes the same call to a running server: remote_call.rs.)
 
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
@@ -17,6 +18,26 @@ pub enum CallError {
     /// The in-process session failed.
     #[error("the in-process session failed: {0}")]
     Session(String),
+    /// The running server could not be reached or gave no answer to the call.
+    #[error("{0}")]
+    Remote(String),
+}
+
+/// The protocol version `call` asks for.
+pub(crate) const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// The `tools/call` request (id 2) with the arguments' text as given, so repeated keys reach
+/// the server's ingress; refused when the arguments are not a JSON object.
+pub(crate) fn tools_call_message(tool: &str, arguments: &str) -> Result<String, CallError> {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(_)) => {}
+        Ok(other) => return Err(CallError::Arguments(format!("got {other}"))),
+        Err(error) => return Err(CallError::Arguments(error.to_string())),
+    }
+    let name = serde_json::to_string(tool).expect("a string serializes");
+    Ok(format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":{name},"arguments":{arguments}}}}}"#
+    ))
 }
 
 /// The JSON-RPC response to `tools/call` of `tool` with `arguments` (JSON object text).
@@ -25,19 +46,11 @@ pub async fn call_in_process<H: ServerHandler>(
     tool: &str,
     arguments: &str,
 ) -> Result<Value, CallError> {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(Value::Object(_)) => {}
-        Ok(other) => return Err(CallError::Arguments(format!("got {other}"))),
-        Err(error) => return Err(CallError::Arguments(error.to_string())),
-    }
-    let name = serde_json::to_string(tool).expect("a string serializes");
-    // The raw text goes in as the client sent it, so repeated keys are seen and refused.
-    let call = format!(
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":{name},"arguments":{arguments}}}}}"#
-    );
+    let call = tools_call_message(tool, arguments)?;
+    // Marked as the stdio transport's ingress marks a client's message.
     let call = mark_duplicate_arguments(call.as_bytes()).unwrap_or_else(|| call.into_bytes());
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
+        "protocolVersion": PROTOCOL_VERSION, "capabilities": {},
         "clientInfo": {"name": "harness-call", "version": env!("CARGO_PKG_VERSION")}}});
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
 

@@ -86,6 +86,13 @@ enum Command {
         /// Print the whole JSON-RPC response instead.
         #[arg(long)]
         json: bool,
+        /// Call a running server over streamable HTTP instead [URL default: the manifest's
+        /// bind and MCP path]; the bearer token comes from the manifest's auth_token_env.
+        #[arg(long, value_name = "URL")]
+        url: Option<Option<String>>,
+        /// Seconds to wait for a running server's answer.
+        #[arg(long, default_value_t = 30)]
+        timeout_seconds: u64,
     },
     /// Exit 0 when URL answers 200 {"status":"ok"} (the image's HEALTHCHECK).
     Health {
@@ -236,13 +243,34 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             tool,
             arguments,
             json,
+            url,
+            timeout_seconds,
         } => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .map_err(CliError::Runtime)?;
-            let reply =
-                runtime.block_on(crate::call::call_in_process(server, &tool, &arguments))?;
+            let reply = match url {
+                None => {
+                    runtime.block_on(crate::call::call_in_process(server, &tool, &arguments))?
+                }
+                Some(url) => {
+                    let spec = server.spec();
+                    let remote = crate::remote_call::Remote {
+                        url: match url {
+                            Some(url) => url,
+                            None => manifest_url(spec, spec.transport.path)?,
+                        },
+                        token: spec
+                            .transport
+                            .auth_token_env
+                            .and_then(|name| std::env::var(name).ok())
+                            .filter(|token| !token.is_empty()),
+                        timeout: std::time::Duration::from_secs(timeout_seconds),
+                    };
+                    runtime.block_on(crate::remote_call::call_remote(&remote, &tool, &arguments))?
+                }
+            };
             let (text, failed) = crate::call::model_view(&reply);
             if json {
                 print_line(&serde_json::to_string_pretty(&reply).expect("plain JSON"))?;
@@ -257,7 +285,10 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
         } => {
             let url = match url {
                 Some(url) => url,
-                None => manifest_health_url(server.spec())?,
+                None => {
+                    let spec = server.spec();
+                    manifest_url(spec, spec.transport.health_path)?
+                }
             };
             crate::health::check(&url, std::time::Duration::from_secs(timeout_seconds))?;
             done
@@ -329,7 +360,8 @@ fn serve<S: GeneratedServer>(
 
 /// `http://<bind><health_path>` of the manifest; an unspecified bind (`0.0.0.0`) is reached on
 /// loopback.
-fn manifest_health_url(spec: &ServerSpec) -> Result<String, CliError> {
+/// `path` on the manifest's bind address, on loopback when the bind is every interface.
+fn manifest_url(spec: &ServerSpec, path: &str) -> Result<String, CliError> {
     let mut bind = manifest_bind(spec)?;
     if bind.ip().is_unspecified() {
         let loopback: std::net::IpAddr = if bind.is_ipv4() {
@@ -339,7 +371,7 @@ fn manifest_health_url(spec: &ServerSpec) -> Result<String, CliError> {
         };
         bind.set_ip(loopback);
     }
-    Ok(format!("http://{bind}{}", spec.transport.health_path))
+    Ok(format!("http://{bind}{path}"))
 }
 
 /// Where `serve` writes the audit log without `--audit-path`: the user's state directory
@@ -479,17 +511,17 @@ mod tests {
     }
 
     #[test]
-    fn health_defaults_to_the_manifest_address_on_loopback() {
+    fn health_and_call_default_to_the_manifest_address_on_loopback() {
         assert_eq!(
-            manifest_health_url(&spec("127.0.0.1:8765")).unwrap(),
+            manifest_url(&spec("127.0.0.1:8765"), "/health").unwrap(),
             "http://127.0.0.1:8765/health"
         );
         assert_eq!(
-            manifest_health_url(&spec("0.0.0.0:8080")).unwrap(),
-            "http://127.0.0.1:8080/health"
+            manifest_url(&spec("0.0.0.0:8080"), "/mcp").unwrap(),
+            "http://127.0.0.1:8080/mcp"
         );
         assert_eq!(
-            manifest_health_url(&spec("[::]:8080")).unwrap(),
+            manifest_url(&spec("[::]:8080"), "/health").unwrap(),
             "http://[::1]:8080/health"
         );
     }

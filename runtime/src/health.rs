@@ -21,12 +21,7 @@ pub enum HealthError {
 
 /// Checks `url` within `timeout`.
 pub fn check(url: &str, timeout: Duration) -> Result<(), HealthError> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| HealthError::Url(url.to_owned()))?;
-    let (authority, path) = rest
-        .split_once('/')
-        .map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
+    let (authority, path) = split_http_url(url).ok_or_else(|| HealthError::Url(url.to_owned()))?;
     let address = authority
         .to_socket_addrs()
         .map_err(|_| HealthError::Url(url.to_owned()))?
@@ -51,4 +46,16 @@ pub fn check(url: &str, timeout: Duration) -> Result<(), HealthError> {
     } else {
         Err(HealthError::Unhealthy(status.to_owned()))
     }
+}
+
+/// `http://HOST:PORT/PATH` as its authority and its path (`/` when absent); `None` for any
+/// other scheme.
+pub(crate) fn split_http_url(url: &str) -> Option<(&str, String)> {
+    let rest = url.strip_prefix("http://")?;
+    Some(
+        rest.split_once('/')
+            .map_or((rest, "/".to_owned()), |(authority, path)| {
+                (authority, format!("/{path}"))
+            }),
+    )
 }

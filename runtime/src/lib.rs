@@ -20,6 +20,7 @@ pub mod health;
 pub mod ingress;
 pub mod panic_capture;
 pub mod pipeline;
+pub mod remote_call;
 pub mod security;
 pub mod serve;
 pub mod spec;

@@ -1,7 +1,7 @@
 //! The generated server's command line as a user meets it: its own name and version, refusals
 //! that leave nothing behind, host names for `--bind`, and output into a closed pipe.
 
-use harness_test_support::{scratch_dir, scratch_file};
+use harness_test_support::{HttpServer, scratch_dir, scratch_file};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_incident-monitor");
 
@@ -142,4 +142,62 @@ fn call_prints_what_the_model_reads_and_fails_on_a_refused_call() {
             .unwrap()
             .contains("duplicate key")
     );
+}
+
+/// `call --url` asks a running server, stateful (a session) or stateless, and prints the
+/// same as the in-process call; the repeated key is refused by the server's own ingress; and
+/// an unreachable server is an error that names the URL, not a hang.
+#[test]
+fn call_with_a_url_asks_a_running_server() {
+    let call = |extra: &[&str]| {
+        std::process::Command::new(SERVER)
+            .arg("call")
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let arguments = r#"{"incident_id": 42}"#;
+    let in_process = call(&["get_incident_snapshot", arguments]);
+    assert!(in_process.status.success());
+    for mode in [&[][..], &["--stateless"][..]] {
+        let audit = scratch_file("cli-call-url", "audit.jsonl");
+        let server = HttpServer::start_with(SERVER, &audit, mode);
+        let url = format!("http://127.0.0.1:{}/mcp", server.port);
+        let remote = call(&["get_incident_snapshot", arguments, "--url", &url]);
+        assert!(
+            remote.status.success(),
+            "{mode:?}: {}",
+            String::from_utf8_lossy(&remote.stderr)
+        );
+        assert_eq!(remote.stdout, in_process.stdout, "{mode:?}");
+
+        let refused = call(&[
+            "get_incident_snapshot",
+            r#"{"incident_id": "42", "incident_id": 42}"#,
+            "--url",
+            &url,
+            "--json",
+        ]);
+        assert_eq!(refused.status.code(), Some(1), "{mode:?}");
+        let reply: serde_json::Value = serde_json::from_slice(&refused.stdout).expect("JSON");
+        assert_eq!(
+            reply["result"]["structuredContent"]["error_code"], "InvalidArguments",
+            "{mode:?}: {reply}"
+        );
+        let outcomes: Vec<_> = harness_test_support::audit_records(&audit)
+            .iter()
+            .map(|record| record["outcome"].clone())
+            .collect();
+        assert_eq!(outcomes, ["ok", "invalid_arguments"], "{mode:?}");
+    }
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let unreachable = call(&["get_incident_snapshot", arguments, "--url", &url]);
+    assert_eq!(unreachable.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&unreachable.stderr);
+    assert!(stderr.contains(&url), "{stderr}");
 }

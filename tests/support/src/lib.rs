@@ -118,6 +118,11 @@ impl HttpServer {
     /// Starts `binary serve --transport streamable-http` on a free port and waits for
     /// `/health`.
     pub fn start(binary: &str, audit: &Path) -> Self {
+        Self::start_with(binary, audit, &[])
+    }
+
+    /// [`HttpServer::start`] with more arguments for `serve` (e.g. `--stateless`).
+    pub fn start_with(binary: &str, audit: &Path, extra: &[&str]) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
@@ -127,6 +132,7 @@ impl HttpServer {
             .arg(format!("127.0.0.1:{port}"))
             .arg("--audit-path")
             .arg(audit)
+            .args(extra)
             .env("OPS_AGENT_TOKEN", TEST_TOKEN)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
