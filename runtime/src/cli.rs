@@ -10,7 +10,6 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::audit::{AuditError, AuditLog};
 use crate::bundle::{BundleError, write_bundle};
 use crate::health::HealthError;
-use crate::security::HttpSecurity;
 use crate::serve::{HttpOptions, HttpTransport, ServeError, serve_http, serve_stdio};
 use crate::spec::{GeneratedServer, ServerSpec, ToolSpec, TransportKind};
 use crate::verify::{Evidence, Verdict, verify};
@@ -143,8 +142,8 @@ pub enum CliError {
     #[error("cannot find this executable: {0}")]
     CurrentExe(std::io::Error),
     /// The manifest turns auth on but the token's variable is unset or empty.
-    #[error("the manifest requires a bearer token, but ${0} is not set (or empty)")]
-    MissingToken(&'static str),
+    #[error(transparent)]
+    MissingToken(#[from] crate::serve::MissingToken),
     /// A non-loopback bind without auth that the manifest does not allow.
     #[error(
         "refusing to serve {0} without auth: set [transport] auth_token_env, or allow_public_bind = true to accept the risk"
@@ -346,7 +345,7 @@ fn serve<S: GeneratedServer>(
     let served = runtime.block_on(async {
         match http {
             None => serve_stdio(server.clone()).await.map_err(CliError::from),
-            Some(options) => Ok(serve_http(server.clone(), options, in_flight).await?),
+            Some(options) => Ok(serve_http(server.clone(), bind, options, in_flight).await?),
         }
     });
     // Records are written whole as they happen; make them durable before exiting.
@@ -421,50 +420,21 @@ fn print_line(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// The HTTP options of the manifest, with the token read from its environment variable.
+/// The HTTP options of the manifest, refusing a public bind without auth unless the
+/// manifest allows it.
 fn http_options(
     transport: crate::spec::TransportSpec,
     kind: HttpTransport,
     bind: SocketAddr,
 ) -> Result<HttpOptions, CliError> {
-    let token = match transport.auth_token_env {
-        Some(variable) => match std::env::var(variable) {
-            Ok(token) if !token.is_empty() => Some(token),
-            _ => return Err(CliError::MissingToken(variable)),
-        },
-        None => None,
-    };
-    if !bind.ip().is_loopback() && token.is_none() {
+    let options = HttpOptions::from_manifest(transport, kind)?;
+    if !bind.ip().is_loopback() && options.security.token.is_none() {
         if !transport.allow_public_bind {
             return Err(CliError::PublicBind(bind));
         }
         tracing::warn!(%bind, "serving a non-loopback address without auth (allow_public_bind = true)");
     }
-    Ok(HttpOptions {
-        transport: kind,
-        bind,
-        path: transport.path.to_owned(),
-        health_path: transport.health_path.to_owned(),
-        stateful: transport.stateful,
-        json_response: transport.json_response,
-        max_request_body_bytes: usize::try_from(transport.max_request_body_bytes)
-            .unwrap_or(usize::MAX),
-        keep_alive: std::time::Duration::from_secs(transport.sse_keep_alive_seconds.max(1)),
-        security: HttpSecurity {
-            allowed_hosts: transport
-                .allowed_hosts
-                .iter()
-                .map(|host| (*host).to_owned())
-                .collect(),
-            allowed_origins: transport
-                .allowed_origins
-                .iter()
-                .map(|origin| (*origin).to_owned())
-                .collect(),
-            token,
-        },
-        shutdown_grace: std::time::Duration::from_secs(transport.shutdown_grace_seconds),
-    })
+    Ok(options)
 }
 
 /// The log filter when RUST_LOG is unset: rmcp logs every stateless request's session start

@@ -13,6 +13,7 @@ pub mod bundle;
 pub mod call;
 pub mod cli;
 pub mod context;
+pub mod embed;
 pub mod envelope;
 pub mod error;
 pub mod guards;

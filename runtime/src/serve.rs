@@ -72,8 +72,6 @@ pub enum HttpTransport {
 pub struct HttpOptions {
     /// Which transport.
     pub transport: HttpTransport,
-    /// Bind address.
-    pub bind: SocketAddr,
     /// MCP endpoint path.
     pub path: String,
     /// Health endpoint path.
@@ -90,6 +88,45 @@ pub struct HttpOptions {
     pub security: HttpSecurity,
     /// Time in-flight calls get after a shutdown signal.
     pub shutdown_grace: Duration,
+}
+
+/// The manifest turns auth on but the token's variable is unset or empty.
+#[derive(Debug, thiserror::Error)]
+#[error("the manifest requires a bearer token, but ${0} is not set (or empty)")]
+pub struct MissingToken(pub &'static str);
+
+impl HttpOptions {
+    /// The manifest's `[transport]` as options for `kind`, with the bearer token read from
+    /// the manifest's `auth_token_env` variable.
+    pub fn from_manifest(
+        transport: crate::spec::TransportSpec,
+        kind: HttpTransport,
+    ) -> Result<Self, MissingToken> {
+        let token = match transport.auth_token_env {
+            Some(variable) => match std::env::var(variable) {
+                Ok(token) if !token.is_empty() => Some(token),
+                _ => return Err(MissingToken(variable)),
+            },
+            None => None,
+        };
+        let owned = |items: &[&str]| items.iter().map(|item| (*item).to_owned()).collect();
+        Ok(Self {
+            transport: kind,
+            path: transport.path.to_owned(),
+            health_path: transport.health_path.to_owned(),
+            stateful: transport.stateful,
+            json_response: transport.json_response,
+            max_request_body_bytes: usize::try_from(transport.max_request_body_bytes)
+                .unwrap_or(usize::MAX),
+            keep_alive: Duration::from_secs(transport.sse_keep_alive_seconds.max(1)),
+            security: HttpSecurity {
+                allowed_hosts: owned(transport.allowed_hosts),
+                allowed_origins: owned(transport.allowed_origins),
+                token,
+            },
+            shutdown_grace: Duration::from_secs(transport.shutdown_grace_seconds),
+        })
+    }
 }
 
 /// The axum router: the MCP endpoint(s) behind the security checks, and `GET health_path`.
@@ -140,16 +177,18 @@ pub fn http_router<H: ServerHandler + Clone>(
         .merge(mcp)
 }
 
-/// Serves HTTP until SIGINT or SIGTERM. Then it stops accepting connections, waits for the
-/// calls in flight (at most the grace period), closes sessions and streams, and returns.
+/// Serves HTTP on `bind` until SIGINT or SIGTERM. Then it stops accepting connections, waits
+/// for the calls in flight (at most the grace period), closes sessions and streams, and
+/// returns.
 pub async fn serve_http<H: ServerHandler + Clone>(
     handler: H,
+    bind: SocketAddr,
     options: HttpOptions,
     in_flight: Arc<InFlight>,
 ) -> Result<(), ServeError> {
     let shutdown = CancellationToken::new();
     let router = http_router(handler, &options, shutdown.clone());
-    let listener = listen(options.bind).await?;
+    let listener = listen(bind).await?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
     tracing::info!(addr = %local, path = %options.path, health = %options.health_path, transport = ?options.transport, stateful = options.stateful, "serving HTTP");
     let signalled = CancellationToken::new();

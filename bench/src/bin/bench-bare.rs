@@ -8,11 +8,9 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::serve::ListenerExt;
 use clap::{Parser, Subcommand};
-use harness_runtime::security::HttpSecurity;
 use harness_runtime::serve::{HttpOptions, HttpTransport, serve_http};
 use rmcp::ServerHandler;
 use rmcp::ServiceExt;
@@ -127,26 +125,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             stateless,
             harness_transport: true,
         } => {
-            let spec = harness_bench::generated::SERVER.transport;
-            let owned = |items: &[&str]| items.iter().map(|item| (*item).to_owned()).collect();
-            let options = HttpOptions {
-                transport: HttpTransport::StreamableHttp,
-                bind,
-                path: spec.path.to_owned(),
-                health_path: spec.health_path.to_owned(),
-                stateful: !stateless,
-                json_response: stateless,
-                max_request_body_bytes: usize::try_from(spec.max_request_body_bytes)
-                    .unwrap_or(usize::MAX),
-                keep_alive: Duration::from_secs(spec.sse_keep_alive_seconds.max(1)),
-                security: HttpSecurity {
-                    allowed_hosts: owned(spec.allowed_hosts),
-                    allowed_origins: owned(spec.allowed_origins),
-                    token: None,
-                },
-                shutdown_grace: Duration::from_secs(spec.shutdown_grace_seconds),
-            };
-            serve_http(Echo::new(), options, Arc::default()).await?;
+            let mut transport = harness_bench::generated::SERVER.transport;
+            transport.stateful = !stateless;
+            transport.json_response = stateless;
+            let options = HttpOptions::from_manifest(transport, HttpTransport::StreamableHttp)?;
+            serve_http(Echo::new(), bind, options, Arc::default()).await?;
         }
         Transport::Http {
             bind, stateless, ..

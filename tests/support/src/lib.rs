@@ -163,13 +163,18 @@ impl HttpServer {
 
     /// Initializes a client against the MCP endpoint at `path`.
     pub async fn client(&self, path: &str) -> Client {
-        let uri = format!("http://127.0.0.1:{}{path}", self.port);
-        let config = StreamableHttpClientTransportConfig::with_uri(uri).auth_header(TEST_TOKEN);
-        let transport = StreamableHttpClientTransport::from_config(config);
-        ().serve(transport)
-            .await
-            .expect("initialize over streamable HTTP")
+        http_client(&format!("http://127.0.0.1:{}{path}", self.port)).await
     }
+}
+
+/// Initializes a streamable HTTP client against the MCP endpoint at `uri`, with the test
+/// token.
+pub async fn http_client(uri: &str) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(uri).auth_header(TEST_TOKEN);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ().serve(transport)
+        .await
+        .expect("initialize over streamable HTTP")
 }
 
 impl HttpServer {

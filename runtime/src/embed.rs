@@ -1,0 +1,66 @@
+//! The generated server inside an existing axum application: [`router`] returns its MCP
+//! endpoint and health route, behind the same Host, Origin and bearer checks as `serve`, to
+//! nest under a path of the application's own router; the application serves it and owns
+//! the shutdown.
+//!
+//! ```ignore
+//! let shutdown = CancellationToken::new();
+//! let mcp = harness_runtime::embed::router(server, "/var/log/app/mcp-audit.jsonl".as_ref(), shutdown.clone())?;
+//! let app = axum::Router::new()
+//!     .route("/", get(index))
+//!     .nest("/tools", mcp); // MCP at /tools/mcp, health at /tools/health
+//! axum::serve(listener, app)
+//!     .with_graceful_shutdown(async move {
+//!         signal().await;
+//!         shutdown.cancel(); // ends the MCP sessions and event streams too
+//!     })
+//!     .await?;
+//! ```
+
+use std::path::Path;
+
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use crate::audit::{AuditError, AuditLog};
+use crate::serve::{HttpOptions, HttpTransport, MissingToken, http_router};
+use crate::spec::{GeneratedServer, TransportKind};
+
+/// Why the server cannot be mounted.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The manifest turns auth on but the token's variable is unset or empty.
+    #[error(transparent)]
+    MissingToken(#[from] MissingToken),
+    /// The audit log cannot be opened: a server that cannot audit must not serve.
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    /// The server was already given an audit log (it was mounted or served before).
+    #[error("this server already has an audit log: mount a fresh one")]
+    AlreadyAudited,
+}
+
+/// The server's HTTP endpoints as a router to nest in an application: the manifest's MCP
+/// path (streamable HTTP, stateful or stateless as the manifest says; the legacy SSE pair
+/// when its transport is `sse`) and health path, behind its Host, Origin and bearer checks.
+/// Every call is audited to `audit_path`, created (empty) before this returns. Cancelling
+/// `shutdown` ends the MCP sessions and event streams: cancel it where the application's
+/// graceful shutdown begins.
+pub fn router<S: GeneratedServer>(
+    server: S,
+    audit_path: &Path,
+    shutdown: CancellationToken,
+) -> Result<Router, EmbedError> {
+    let spec = server.spec();
+    let kind = match spec.transport.kind {
+        TransportKind::Sse => HttpTransport::Sse,
+        TransportKind::StreamableHttp | TransportKind::Stdio => HttpTransport::StreamableHttp,
+    };
+    let options = HttpOptions::from_manifest(spec.transport, kind)?;
+    let audit = AuditLog::open(audit_path, spec.audit)?;
+    server
+        .pipeline()
+        .install_audit(audit)
+        .map_err(|_| EmbedError::AlreadyAudited)?;
+    Ok(http_router(server, &options, shutdown))
+}
