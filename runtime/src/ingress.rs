@@ -9,6 +9,7 @@
 //! byte for byte; malformed JSON passes too, for rmcp to answer with its parse error. A
 //! client that sets the key itself can only get its own call refused.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -137,7 +138,7 @@ impl<'de> Visitor<'de> for Message {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut paths = Vec::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             if key == "params" {
                 paths.extend(map.next_value_seed(Params)?);
             } else {
@@ -176,10 +177,10 @@ impl<'de> Visitor<'de> for Params {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut paths = Vec::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             if key == "arguments" {
                 map.next_value_seed(Walk {
-                    path: "",
+                    path: Step::Root,
                     found: &mut paths,
                 })?;
             } else {
@@ -197,22 +198,75 @@ impl<'de> Visitor<'de> for Params {
 }
 
 /// Any value under `arguments`: every object's keys are checked for repeats, at any depth.
-struct Walk<'a> {
-    path: &'a str,
-    found: &'a mut Vec<String>,
+/// The path is rendered only for a repeat: nearly every message has none, and formatting a
+/// path for every key cost more than the rest of the walk.
+struct Walk<'p, 'f> {
+    path: Step<'p>,
+    found: &'f mut Vec<String>,
 }
 
-impl Walk<'_> {
-    fn child(&self, step: &str) -> String {
-        if self.path.is_empty() {
-            step.to_owned()
-        } else {
-            format!("{}.{step}", self.path)
+/// The keys of one object so far: a short list for the few keys arguments have (cheaper than
+/// hashing), a hash set past that, so a hostile object of many keys stays linear.
+enum SeenKeys<'de> {
+    Few(Vec<Cow<'de, str>>),
+    Many(HashSet<Cow<'de, str>>),
+}
+
+impl Default for SeenKeys<'_> {
+    fn default() -> Self {
+        SeenKeys::Few(Vec::new())
+    }
+}
+
+impl<'de> SeenKeys<'de> {
+    const FEW: usize = 16;
+
+    fn contains(&self, key: &str) -> bool {
+        match self {
+            SeenKeys::Few(keys) => keys.iter().any(|seen| seen == key),
+            SeenKeys::Many(set) => set.contains(key),
+        }
+    }
+
+    /// Adds a key not seen yet.
+    fn insert(&mut self, key: Cow<'de, str>) {
+        match self {
+            SeenKeys::Few(keys) if keys.len() < Self::FEW => keys.push(key),
+            SeenKeys::Few(keys) => {
+                let mut set: HashSet<_> = keys.drain(..).collect();
+                set.insert(key);
+                *self = SeenKeys::Many(set);
+            }
+            SeenKeys::Many(set) => {
+                set.insert(key);
+            }
         }
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Walk<'_> {
+/// Where a value sits under `arguments`, as a chain back to the root.
+#[derive(Clone, Copy)]
+enum Step<'p> {
+    Root,
+    Key(&'p Step<'p>, &'p str),
+    Index(&'p Step<'p>, usize),
+}
+
+impl Step<'_> {
+    /// `a.b[0].c`.
+    fn render(&self) -> String {
+        match self {
+            Step::Root => String::new(),
+            Step::Key(parent, key) => match parent {
+                Step::Root => (*key).to_owned(),
+                _ => format!("{}.{key}", parent.render()),
+            },
+            Step::Index(parent, index) => format!("{}[{index}]", parent.render()),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -220,7 +274,7 @@ impl<'de> DeserializeSeed<'de> for Walk<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Walk<'_> {
+impl<'de> Visitor<'de> for Walk<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -228,15 +282,16 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = HashSet::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let path = self.child(&key);
+        let mut seen = SeenKeys::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             map.next_value_seed(Walk {
-                path: &path,
+                path: Step::Key(&self.path, &key),
                 found: self.found,
             })?;
-            if !seen.insert(key) {
-                self.found.push(path);
+            if seen.contains(&key) {
+                self.found.push(Step::Key(&self.path, &key).render());
+            } else {
+                seen.insert(key);
             }
         }
         Ok(())
@@ -245,9 +300,8 @@ impl<'de> Visitor<'de> for Walk<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut index = 0usize;
         loop {
-            let path = format!("{}[{index}]", self.path);
             let walk = Walk {
-                path: &path,
+                path: Step::Index(&self.path, index),
                 found: self.found,
             };
             if seq.next_element_seed(walk)?.is_none() {
@@ -357,6 +411,31 @@ mod tests {
             serde_json::json!({"traceparent": "x", DUPLICATE_KEYS_META: ["incident_id", "f[0].x"]})
         );
         assert_eq!(value["params"]["arguments"]["incident_id"], 42);
+    }
+
+    #[test]
+    fn paths_are_rendered_only_for_repeats_and_objects_of_many_keys_stay_exact() {
+        let value = marked(
+            r#"{"method":"tools/call","params":{"arguments":{"a":{"b":[0,{"c":1,"c":2}]},"x\u0041":1,"xA":2}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            value["params"]["_meta"][DUPLICATE_KEYS_META],
+            serde_json::json!(["a.b[1].c", "xA"]),
+            "an escaped key equals its plain spelling"
+        );
+
+        // Past the short list, the hash set takes over without losing a key.
+        let keys: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+        let message = format!(
+            r#"{{"method":"tools/call","params":{{"arguments":{{{},"k3":0,"k39":0}}}}}}"#,
+            keys.join(",")
+        );
+        let value = marked(&message).unwrap();
+        assert_eq!(
+            value["params"]["_meta"][DUPLICATE_KEYS_META],
+            serde_json::json!(["k3", "k39"])
+        );
     }
 
     #[test]
