@@ -3,12 +3,14 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::audit::{AuditError, AuditLog};
 use crate::bundle::{BundleError, write_bundle};
+use crate::fast_path::StatelessAnswer;
 use crate::health::HealthError;
 use crate::serve::{HttpOptions, HttpTransport, ServeError, serve_http, serve_stdio};
 use crate::spec::{GeneratedServer, ServerSpec, ToolSpec, TransportKind};
@@ -42,6 +44,10 @@ enum Command {
         /// behind a load balancer), whatever the manifest says.
         #[arg(long)]
         stateless: bool,
+        /// Answer every stateless request through rmcp's own per-request service (the fast
+        /// path off), to compare the two.
+        #[arg(long)]
+        rmcp_stateless: bool,
     },
     /// Print the `tools/list` result as JSON.
     Tools,
@@ -180,7 +186,16 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             bind,
             audit_path,
             stateless,
-        } => serve(server, transport, bind, audit_path, stateless).and(done),
+            rmcp_stateless,
+        } => serve(
+            server,
+            transport,
+            bind,
+            audit_path,
+            stateless,
+            !rmcp_stateless,
+        )
+        .and(done),
         Command::Tools => {
             let tools: Vec<_> = server.tool_specs().iter().map(ToolSpec::to_tool).collect();
             let listing = serde_json::json!({ "tools": tools });
@@ -301,6 +316,7 @@ fn serve<S: GeneratedServer>(
     bind: Option<SocketAddr>,
     audit_path: Option<PathBuf>,
     stateless: bool,
+    fast_path: bool,
 ) -> Result<(), CliError> {
     let spec = server.spec();
     let kind = transport.unwrap_or(spec.transport.kind);
@@ -345,7 +361,11 @@ fn serve<S: GeneratedServer>(
     let served = runtime.block_on(async {
         match http {
             None => serve_stdio(server.clone()).await.map_err(CliError::from),
-            Some(options) => Ok(serve_http(server.clone(), bind, options, in_flight).await?),
+            Some(options) => {
+                let fast: Option<Arc<dyn StatelessAnswer>> =
+                    fast_path.then(|| Arc::new(server.clone()) as Arc<dyn StatelessAnswer>);
+                Ok(serve_http(server.clone(), bind, options, in_flight, fast).await?)
+            }
         }
     });
     // Records are written whole as they happen; make them durable before exiting.

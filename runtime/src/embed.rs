@@ -19,10 +19,13 @@
 
 use std::path::Path;
 
+use std::sync::Arc;
+
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{AuditError, AuditLog};
+use crate::fast_path::StatelessAnswer;
 use crate::serve::{HttpOptions, HttpTransport, MissingToken, http_router};
 use crate::spec::{GeneratedServer, TransportKind};
 
@@ -62,5 +65,6 @@ pub fn router<S: GeneratedServer>(
         .pipeline()
         .install_audit(audit)
         .map_err(|_| EmbedError::AlreadyAudited)?;
-    Ok(http_router(server, &options, shutdown))
+    let fast: Arc<dyn StatelessAnswer> = Arc::new(server.clone());
+    Ok(http_router(server, &options, shutdown, Some(fast)))
 }

@@ -16,6 +16,7 @@ pub mod context;
 pub mod embed;
 pub mod envelope;
 pub mod error;
+pub mod fast_path;
 pub mod guards;
 pub mod health;
 pub mod ingress;

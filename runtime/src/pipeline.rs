@@ -139,15 +139,33 @@ impl Call {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> (Cow<'static, str>, Call) {
+        Self::from_parts(request, Some(&context.meta.0), context.ct)
+    }
+
+    /// [`Call::split`] for a request that reached no rmcp service (the stateless fast path),
+    /// with the request's `_meta` as rmcp's deserializer put it aside.
+    pub fn from_request(
+        request: CallToolRequestParams,
+        request_meta: &MetaObject,
+        cancellation: CancellationToken,
+    ) -> (Cow<'static, str>, Call) {
+        Self::from_parts(request, Some(request_meta), cancellation)
+    }
+
+    fn from_parts(
+        request: CallToolRequestParams,
+        context_meta: Option<&MetaObject>,
+        cancellation: CancellationToken,
+    ) -> (Cow<'static, str>, Call) {
         let meta = request.meta.as_deref();
         let traceparent = meta
             .and_then(MetaObject::get_traceparent)
-            .or_else(|| context.meta.get_traceparent())
+            .or_else(|| context_meta.and_then(|meta| meta.get_traceparent()))
             .map(str::to_owned);
         // Set by the transports' ingress check (`crate::ingress`) on the raw message.
         let duplicate_keys = meta
             .and_then(|meta| meta.0.get(DUPLICATE_KEYS_META))
-            .or_else(|| context.meta.0.get(DUPLICATE_KEYS_META))
+            .or_else(|| context_meta.and_then(|meta| meta.0.get(DUPLICATE_KEYS_META)))
             .and_then(Value::as_array)
             .map(|paths| {
                 paths
@@ -156,7 +174,7 @@ impl Call {
                     .collect()
             })
             .unwrap_or_default();
-        let call = Call::new(request.arguments, traceparent, context.ct)
+        let call = Call::new(request.arguments, traceparent, cancellation)
             .with_duplicate_keys(duplicate_keys);
         (request.name, call)
     }

@@ -16,6 +16,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+use crate::fast_path::StatelessAnswer;
 use crate::pipeline::InFlight;
 use crate::security::{HttpSecurity, enforce};
 
@@ -130,10 +131,13 @@ impl HttpOptions {
 }
 
 /// The axum router: the MCP endpoint(s) behind the security checks, and `GET health_path`.
+/// With `fast`, stateless JSON streamable HTTP answers plain requests without rmcp's
+/// per-request service (crate::fast_path).
 pub fn http_router<H: ServerHandler + Clone>(
     handler: H,
     options: &HttpOptions,
     shutdown: CancellationToken,
+    fast: Option<Arc<dyn StatelessAnswer>>,
 ) -> Router {
     let mcp = match options.transport {
         HttpTransport::StreamableHttp => {
@@ -151,11 +155,16 @@ pub fn http_router<H: ServerHandler + Clone>(
                 config,
             );
             let limit = options.max_request_body_bytes;
-            Router::new()
-                .nest_service(&options.path, service)
-                .layer(axum::middleware::from_fn(move |request, next| {
-                    crate::ingress::mark_http_body(limit, request, next)
-                }))
+            let mut router = Router::new().nest_service(&options.path, service);
+            if let Some(fast) = fast.filter(|_| !options.stateful && options.json_response) {
+                router = router.layer(axum::middleware::from_fn(move |request, next| {
+                    crate::fast_path::middleware(Arc::clone(&fast), request, next)
+                }));
+            }
+            // Outside the fast path: it sees the body the ingress marked.
+            router.layer(axum::middleware::from_fn(move |request, next| {
+                crate::ingress::mark_http_body(limit, request, next)
+            }))
         }
         HttpTransport::Sse => crate::sse::sse_router(
             handler,
@@ -185,9 +194,10 @@ pub async fn serve_http<H: ServerHandler + Clone>(
     bind: SocketAddr,
     options: HttpOptions,
     in_flight: Arc<InFlight>,
+    fast: Option<Arc<dyn StatelessAnswer>>,
 ) -> Result<(), ServeError> {
     let shutdown = CancellationToken::new();
-    let router = http_router(handler, &options, shutdown.clone());
+    let router = http_router(handler, &options, shutdown.clone(), fast);
     let listener = listen(bind).await?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
     tracing::info!(addr = %local, path = %options.path, health = %options.health_path, transport = ?options.transport, stateful = options.stateful, "serving HTTP");

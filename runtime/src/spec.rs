@@ -216,4 +216,15 @@ pub trait GeneratedServer: ServerHandler + Clone {
     fn bundle(&self) -> &'static BundleSpec;
     /// The verifier's checks.
     fn verifier(&self) -> &'static VerifierSpec;
+    /// What `tools/list` publishes.
+    fn tool_definitions(&self) -> &[rmcp::model::Tool];
+    /// Runs `tools/call` of `name` through the pipeline: what `call_tool` does once rmcp
+    /// has split the request, and what the stateless fast path calls directly.
+    fn dispatch(
+        &self,
+        name: &str,
+        call: crate::pipeline::Call,
+    ) -> impl std::future::Future<
+        Output = Result<rmcp::model::CallToolResponse, rmcp::model::ErrorData>,
+    > + Send;
 }

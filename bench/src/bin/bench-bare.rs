@@ -129,7 +129,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             transport.stateful = !stateless;
             transport.json_response = stateless;
             let options = HttpOptions::from_manifest(transport, HttpTransport::StreamableHttp)?;
-            serve_http(Echo::new(), bind, options, Arc::default()).await?;
+            serve_http(Echo::new(), bind, options, Arc::default(), None).await?;
         }
         Transport::Http {
             bind, stateless, ..

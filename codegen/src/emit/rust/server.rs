@@ -92,13 +92,11 @@ pub(super) fn harness(model: &Model) -> TokenStream {
         .collect();
     let dispatch = if arms.is_empty() {
         quote! {
-            let (name, call) = #rt::Call::split(request, context);
-            Err(self.pipeline.unknown_tool(&name, call))
+            Err(self.pipeline.unknown_tool(name, call))
         }
     } else {
         quote! {
-            let (name, call) = #rt::Call::split(request, context);
-            let result = match name.as_ref() {
+            let result = match name {
                 #(#arms)*
                 other => return Err(self.pipeline.unknown_tool(other, call)),
             };
@@ -160,6 +158,18 @@ pub(super) fn harness(model: &Model) -> TokenStream {
             fn verifier(&self) -> &'static #rt::VerifierSpec {
                 &VERIFIER
             }
+
+            fn tool_definitions(&self) -> &[#rt::rmcp::model::Tool] {
+                &self.definitions
+            }
+
+            async fn dispatch(
+                &self,
+                name: &str,
+                call: #rt::Call,
+            ) -> Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
+                #dispatch
+            }
         }
 
         impl<T: Tools> #rt::rmcp::ServerHandler for Harness<T> {
@@ -182,7 +192,8 @@ pub(super) fn harness(model: &Model) -> TokenStream {
                 request: #rt::rmcp::model::CallToolRequestParams,
                 context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
             ) -> Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
-                #dispatch
+                let (name, call) = #rt::Call::split(request, context);
+                #rt::GeneratedServer::dispatch(self, &name, call).await
             }
         }
     }

@@ -1,0 +1,184 @@
+//! Stateless JSON streamable HTTP without rmcp's per-request service: in that mode rmcp builds
+//! a one-shot transport, a service and a task for every request, which costs more CPU than
+//! the guards and the audit record together. Plain `tools/call` and `tools/list` requests and
+//! notifications are answered here instead, on the same handler (the guard pipeline is
+//! unchanged) and with rmcp's own model types, so the answers are rmcp's byte for byte.
+//!
+//! Only what is unambiguous takes this path: a POST whose Accept lists both media types
+//! without parameters, whose Content-Type is JSON, whose `MCP-Protocol-Version` (if any) is a
+//! known version older than the per-request-metadata protocol, and whose body is one
+//! request of those two methods without per-request protocol metadata, or one notification.
+//! Everything else (initialize, ping, batches, responses, malformed bodies, unusual headers)
+//! goes on to rmcp unchanged. tests/fast_path.rs (examples/incident-monitor) sends one corpus
+//! to both paths and compares the answers.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta, ListToolsResult, ProtocolVersion,
+    ServerJsonRpcMessage, ServerResult,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::pipeline::Call;
+use crate::spec::GeneratedServer;
+
+/// A server that can answer a stateless request itself (every generated server can).
+pub trait StatelessAnswer: Send + Sync + 'static {
+    /// The answer to this request, or `None` when rmcp must answer it.
+    fn answer(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+        body: &Bytes,
+    ) -> Option<BoxFuture<'static, Response>>;
+}
+
+impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
+    fn answer(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+        body: &Bytes,
+    ) -> Option<BoxFuture<'static, Response>> {
+        if method != Method::POST || !plain_headers(headers) {
+            return None;
+        }
+        let message: ClientJsonRpcMessage = serde_json::from_slice(body).ok()?;
+        let request = match message {
+            ClientJsonRpcMessage::Notification(_) => {
+                return Some(Box::pin(async { StatusCode::ACCEPTED.into_response() }));
+            }
+            ClientJsonRpcMessage::Request(request) => request,
+            _ => return None,
+        };
+        if request.request.get_meta().protocol_version().is_some() {
+            return None;
+        }
+        let mut request = request;
+        // The request's `_meta` (traceparent, the ingress's duplicate-key marks), which rmcp's
+        // deserializer keeps beside the params.
+        let meta = std::mem::take(&mut request.request.get_meta_mut().0);
+        let id = request.id;
+        match request.request {
+            ClientRequest::CallToolRequest(call) => {
+                let server = self.clone();
+                Some(Box::pin(async move {
+                    // A client that goes away cancels its call, as rmcp's path does.
+                    let cancellation = CancellationToken::new();
+                    let _cancel_on_drop = cancellation.clone().drop_guard();
+                    let (name, call) = Call::from_request(call.params, &meta, cancellation);
+                    let message = match server.dispatch(&name, call).await {
+                        Ok(response) => ServerJsonRpcMessage::response(
+                            for_legacy_peer(ServerResult::from(response)),
+                            id,
+                        ),
+                        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+                    };
+                    json_response(&message)
+                }))
+            }
+            ClientRequest::ListToolsRequest(_) => {
+                let tools = ListToolsResult::with_all_items(self.tool_definitions().to_vec());
+                let message = ServerJsonRpcMessage::response(
+                    for_legacy_peer(ServerResult::ListToolsResult(tools)),
+                    id,
+                );
+                Some(Box::pin(async move { json_response(&message) }))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What rmcp's handler does to every result for a peer before 2026-07-28 (the only ones this
+/// path serves): no `resultType`, no non-object tool output.
+fn for_legacy_peer(mut result: ServerResult) -> ServerResult {
+    result.strip_result_type_for_legacy_peer();
+    result.strip_non_object_output_for_legacy_peer();
+    result
+}
+
+/// Headers under which rmcp's checks all pass and add nothing to the answer.
+fn plain_headers(headers: &HeaderMap) -> bool {
+    let mut accepts_json = false;
+    let mut accepts_sse = false;
+    let mut accepts = headers.get_all(header::ACCEPT).iter();
+    let (Some(accept), None) = (accepts.next(), accepts.next()) else {
+        return false;
+    };
+    let Ok(accept) = accept.to_str() else {
+        return false;
+    };
+    for entry in accept.split(',') {
+        // Parameters (quality weights, quoted strings) are rmcp's to weigh.
+        if entry.contains([';', '"']) {
+            return false;
+        }
+        let essence = entry.trim();
+        accepts_json |= essence.eq_ignore_ascii_case("application/json");
+        accepts_sse |= essence.eq_ignore_ascii_case("text/event-stream");
+    }
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        });
+    let plain_version = match headers.get("mcp-protocol-version") {
+        None => true,
+        Some(value) => value.to_str().is_ok_and(|version| {
+            ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .any(|known| known.as_str() == version)
+                && version < ProtocolVersion::STANDARD_HEADERS.as_str()
+                && version < ProtocolVersion::V_2026_07_28.as_str()
+        }),
+    };
+    accepts_json && accepts_sse && json_body && plain_version
+}
+
+/// 200 with the message as JSON, as rmcp's stateless JSON mode answers.
+fn json_response(message: &ServerJsonRpcMessage) -> Response {
+    match serde_json::to_vec(message) {
+        Ok(body) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            axum::body::Body::from(body),
+        )
+            .into_response(),
+        Err(error) => {
+            tracing::error!(%error, "cannot serialize a response");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+/// The axum middleware in front of rmcp's stateless service: answers what it can, passes
+/// the rest on with the body as it came.
+pub(crate) async fn middleware(
+    server: Arc<dyn StatelessAnswer>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    // The ingress has already read the body whole (within the size limit) before this runs.
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
+    if let Some(answer) = server.answer(&parts.method, &parts.headers, &bytes) {
+        return answer.await;
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
+}
