@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per tools/call, counted by valgrind's callgrind: repeatable whatever the
 # machine's noise, where wall-clock figures are not. For each server of bench-e2e.sh
-# (harness: every guard and the audit record on; bare-transport: the bare tool behind the
-# harness's HTTP layer; bare: plain rmcp) in stateless JSON mode, it counts the whole
+# (harness: every guard and the audit record on, on the stateless fast path; harness-rmcp:
+# the same through rmcp's stateless service, `serve --rmcp-stateless`; bare-transport: the
+# bare tool behind the harness's HTTP layer; bare: plain rmcp) in stateless JSON mode, it
+# counts the whole
 # process's instructions for WARM calls and for WARM+CALLS calls over one keep-alive
 # connection, and reports (difference / CALLS): start-up and shutdown cancel out.
 #
@@ -16,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 warm=${WARM:-200}
 calls=${CALLS:-1000}
-servers=${SERVERS:-harness bare-transport bare}
+servers=${SERVERS:-harness harness-rmcp bare-transport bare}
 port=${BENCH_PORT:-8791}
 out=target/bench-callgrind
 mkdir -p "$out"
@@ -67,6 +69,7 @@ run() {
     local command
     case $name in
     harness) command=("$bin/bench-harness" serve --transport streamable-http --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless) ;;
+    harness-rmcp) command=("$bin/bench-harness" serve --transport streamable-http --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless --rmcp-stateless) ;;
     bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
     bare-transport) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --harness-transport --stateless) ;;
     *) echo "unknown server $name" >&2; exit 2 ;;

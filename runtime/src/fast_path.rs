@@ -48,7 +48,10 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
         if method != Method::POST || !plain_headers(headers) {
             return None;
         }
-        let message: ClientJsonRpcMessage = serde_json::from_slice(body).ok()?;
+        let message: ClientJsonRpcMessage = match serde_json::from_slice(body) {
+            Ok(message) => message,
+            Err(_) => return refusal_by_the_spec(body),
+        };
         let request = match message {
             ClientJsonRpcMessage::Notification(_) => {
                 return Some(Box::pin(async { StatusCode::ACCEPTED.into_response() }));
@@ -90,9 +93,43 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
                 );
                 Some(Box::pin(async move { json_response(&message) }))
             }
+            ClientRequest::CustomRequest(custom) if custom.method == "tools/call" => {
+                Some(invalid_call_params(id, custom.params))
+            }
             _ => None,
         }
     }
+}
+
+/// A body that is not JSON: 400 with a JSON-RPC parse error (-32700, no id), as the
+/// specification says, where rmcp answers 415 with text. Other bodies rmcp could not read
+/// (batches, wrong members) are rmcp's to answer.
+fn refusal_by_the_spec(body: &Bytes) -> Option<BoxFuture<'static, Response>> {
+    let error = serde_json::from_slice::<serde_json::Value>(body).err()?;
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": null,
+        "error": {"code": -32700, "message": format!("Parse error: {error}")}});
+    Some(Box::pin(async move {
+        (StatusCode::BAD_REQUEST, axum::Json(answer)).into_response()
+    }))
+}
+
+/// A `tools/call` whose params do not fit (rmcp reads it as a custom request and answers
+/// "method not found", -32601): invalid params (-32602) with its id, as the specification
+/// says.
+fn invalid_call_params(
+    id: rmcp::model::RequestId,
+    params: Option<serde_json::Value>,
+) -> BoxFuture<'static, Response> {
+    let problem =
+        serde_json::from_value::<rmcp::model::CallToolRequestParams>(params.unwrap_or_default())
+            .err()
+            .map_or_else(
+                || "unreadable request".to_owned(),
+                |error| error.to_string(),
+            );
+    let error = rmcp::model::ErrorData::invalid_params(format!("Invalid params: {problem}"), None);
+    let message = ServerJsonRpcMessage::error(error, Some(id));
+    Box::pin(async move { json_response(&message) })
 }
 
 /// What rmcp's handler does to every result for a peer before 2026-07-28 (the only ones this
