@@ -2,6 +2,8 @@
 # End-to-end load benchmark: tools/call throughput, p50/p99 latency, server CPU per call and
 # RSS (idle, peak under load) for three servers with the same `echo` tool:
 #   harness  the generated server (bench/harness.toml): every guard on, audit to a file;
+#   harness-rmcp  the same with the stateless fast path off (`serve --rmcp-stateless`):
+#            stateless requests through rmcp's own service (HTTP modes only);
 #   bare     the same tool on plain rmcp, no guards (bench/src/bin/bench-bare.rs);
 #   bare-transport  that bare tool behind the generated server's HTTP layer (security checks,
 #            health route, shutdown handling), to tell the transport's cost from the guards'
@@ -29,7 +31,7 @@ rounds=${BENCH_ROUNDS:-3}
 seconds=${BENCH_SECONDS:-10}
 warmup=${BENCH_WARMUP_SECONDS:-2}
 modes=${BENCH_MODES:-stateless-c16 stateless-c1 stateful-c16 stdio}
-servers=${BENCH_SERVERS:-harness bare-transport bare fastmcp}
+servers=${BENCH_SERVERS:-harness harness-rmcp bare-transport bare fastmcp}
 profile=${BENCH_PROFILE:-release}
 server_cpu=${BENCH_SERVER_CPU:-0}
 load_cpu=${BENCH_LOAD_CPU:-1}
@@ -114,11 +116,13 @@ start_server() {
     local stateless_flag=()
     [ "$stateful" = 1 ] || stateless_flag=(--stateless)
     case $name in
-    harness)
+    harness | harness-rmcp)
         rm -f "$audit"
+        local rmcp_flag=()
+        [ "$name" = harness ] || rmcp_flag=(--rmcp-stateless)
         taskset -c "$server_cpu" "$bin/bench-harness" serve --transport streamable-http \
             --bind "127.0.0.1:$port" --audit-path "$audit" "${stateless_flag[@]}" \
-            >"$out/server.log" 2>&1 &
+            "${rmcp_flag[@]}" >"$out/server.log" 2>&1 &
         ;;
     bare)
         taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" \
@@ -239,7 +243,7 @@ for round in $(seq 1 "$rounds"); do
         count=${#server_list[@]}
         for offset in $(seq 0 $((count - 1))); do
             name=${server_list[$(((offset + round - 1) % count))]}
-            [ "$mode:$name" != stdio:bare-transport ] || continue
+            case $mode:$name in stdio:bare-transport | stdio:harness-rmcp) continue ;; esac
             echo "== round $round/$rounds: $mode, $name"
             case $mode in
             stdio) run_stdio "$name" "$round" ;;

@@ -17,7 +17,7 @@ MODES = {
     "stateful-c16": "streamable HTTP, stateful (one session, SSE replies), 16 connections",
     "stdio": "stdio, raw JSON-RPC pipe, one call at a time",
 }
-SERVERS = ["harness", "bare-transport", "bare", "fastmcp"]
+SERVERS = ["harness", "harness-rmcp", "bare-transport", "bare", "fastmcp"]
 SINGLE_CALL_MODES = {"stateless-c1", "stdio"}
 
 
@@ -75,8 +75,10 @@ def main():
         harness, bare, fastmcp = per_round("harness"), per_round("bare"), per_round("fastmcp")
         transport = per_round("bare-transport")
         lines = []
+        on_rmcp = per_round("harness-rmcp")
         for label, slow, fast in (("the harness's HTTP layer (bare-transport / bare)", transport, bare),
-                                  ("guards and audit (harness / bare-transport)", harness, transport)):
+                                  ("guards and audit on rmcp's path (harness-rmcp / bare-transport)", on_rmcp, transport),
+                                  ("the fast path (harness-rmcp / harness)", on_rmcp, harness)):
             common = sorted(set(slow) & set(fast))
             if common:
                 share = median(slow[n]["requests_per_second"] / fast[n]["requests_per_second"]
