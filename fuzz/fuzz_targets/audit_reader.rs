@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use harness_fixtures::default::VERIFIER;
+use harness_fixtures::incident_monitor::VERIFIER;
 use harness_runtime::verify::parse_audit;
 use libfuzzer_sys::fuzz_target;
 
