@@ -3,17 +3,7 @@
 //! untouched by the MCP security layer, the layer still guards the nested endpoint, and one
 //! cancellation token ends the whole server.
 
-#[allow(
-    unreachable_pub,
-    reason = "generated items are `pub` so a library crate can export them"
-)]
-mod generated {
-    //! Everything harness-codegen generated from harness.toml.
-    harness_runtime::include_generated!();
-}
-#[allow(dead_code, reason = "the binary's tool bodies, shared with this test")]
-#[path = "../src/tools/mod.rs"]
-mod tools;
+include!("common/in_process.rs");
 
 use std::future::IntoFuture;
 

@@ -6,17 +6,7 @@
 //! status, Content-Type and body (JSON compared as JSON, each call's random trace id masked),
 //! except the listed few where rmcp departs from the specification.
 
-#[allow(
-    unreachable_pub,
-    reason = "generated items are `pub` so a library crate can export them"
-)]
-mod generated {
-    //! Everything harness-codegen generated from harness.toml.
-    harness_runtime::include_generated!();
-}
-#[allow(dead_code, reason = "the binary's tool bodies, shared with this test")]
-#[path = "../src/tools/mod.rs"]
-mod tools;
+include!("common/in_process.rs");
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
