@@ -4,6 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The shared rate-limit tests (examples/paging) start their own redis-server on loopback:
+# Debian's package, installed once.
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -q redis-server >/dev/null \
+      || { apt-get update -q >/dev/null && apt-get install -y -q redis-server >/dev/null; }
+  else
+    echo "scripts/test.sh: redis-server is needed: apt-get install redis-server (as root)" >&2
+    exit 1
+  fi
+fi
+
 cargo test --workspace --locked
 
 # Python >= 3.12 and the Harbor and MCP-client venvs in target/, made once.

@@ -52,15 +52,12 @@ fn default_manifest_artifacts() {
 
 #[test]
 fn example_manifest_artifacts() {
-    let source =
-        std::fs::read_to_string("examples/ops-agent/harness.toml").expect("example manifest");
-    let artifacts = generate(
-        &source,
-        Path::new("."),
-        &options("examples/ops-agent/harness.toml"),
-    )
-    .expect("valid");
-    assert_artifacts("ops_agent__", artifacts);
+    for (example, prefix) in [("ops-agent", "ops_agent__"), ("paging", "paging__")] {
+        let path = format!("examples/{example}/harness.toml");
+        let source = std::fs::read_to_string(&path).expect("example manifest");
+        let artifacts = generate(&source, Path::new("."), &options(&path)).expect("valid");
+        assert_artifacts(prefix, artifacts);
+    }
 }
 
 /// Runs `check` on every `*.toml` of `dir` with the file's name as the snapshot suffix, and

@@ -10,8 +10,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::de::DeTable;
 
+use harness_contract::guards::store_defaults;
 use harness_contract::transport::defaults;
-pub use harness_contract::{FsyncPolicy, TabularAction, TransportKind};
+pub use harness_contract::{
+    FsyncPolicy, RateLimitBackend, StoreUnreachable, TabularAction, TransportKind,
+};
 
 use crate::diagnostics::{Diagnostic, ManifestPath};
 
@@ -33,6 +36,9 @@ pub struct Manifest {
     /// The audit log: one JSON line per call, for every outcome.
     #[serde(default)]
     pub audit: Audit,
+    /// Where rate-limit windows live: in this process, or in Redis shared by every replica.
+    #[serde(default)]
+    pub rate_limit_store: RateLimitStore,
     /// The tools the server publishes, in `tools/list` order.
     #[serde(default)]
     pub tools: Vec<Tool>,
@@ -114,6 +120,58 @@ pub struct RateLimit {
     pub calls: u32,
     /// Window length in seconds.
     pub period_seconds: Number,
+    /// Where this limit's window lives (default: `[rate_limit_store] backend`).
+    pub backend: Option<RateLimitBackend>,
+}
+
+/// The `[rate_limit_store]` table.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RateLimitStore {
+    /// The backend of every rate limit that names none: `memory` (default; each process keeps
+    /// its own window) or `redis` (one exact window shared by every replica).
+    #[serde(default)]
+    pub backend: RateLimitBackend,
+    /// The environment variable holding the Redis URL (`redis://host:6379/0`), read when the
+    /// server starts. The URL never goes in the manifest: it may carry a password.
+    #[serde(default = "default_store_url_env")]
+    pub url_env: String,
+    /// Longest wait for Redis per call, connecting included, in milliseconds; past it the
+    /// store counts as unreachable.
+    #[serde(default = "default_store_timeout_ms")]
+    pub timeout_ms: u64,
+    /// When Redis is unreachable: `refuse` the call (default; error_code
+    /// `RateLimitStoreUnavailable`, outcome `rate_limit_unavailable`) or `admit` it and log.
+    #[serde(default)]
+    pub when_unreachable: StoreUnreachable,
+    /// Prefix of every Redis key; the server and tool names follow it, so servers sharing a
+    /// Redis keep separate windows.
+    #[serde(default = "default_store_key_prefix")]
+    pub key_prefix: String,
+}
+
+impl Default for RateLimitStore {
+    fn default() -> Self {
+        Self {
+            backend: RateLimitBackend::default(),
+            url_env: default_store_url_env(),
+            timeout_ms: default_store_timeout_ms(),
+            when_unreachable: StoreUnreachable::default(),
+            key_prefix: default_store_key_prefix(),
+        }
+    }
+}
+
+fn default_store_url_env() -> String {
+    store_defaults::URL_ENV.to_owned()
+}
+
+fn default_store_timeout_ms() -> u64 {
+    store_defaults::TIMEOUT_MS
+}
+
+fn default_store_key_prefix() -> String {
+    store_defaults::KEY_PREFIX.to_owned()
 }
 
 /// `tabular = { max_rows = 50, action = "block" }`.

@@ -28,6 +28,9 @@ pub enum HarnessOutcome {
     InvalidArguments,
     /// The rate limit refused the call; the body never ran.
     RateLimited,
+    /// The rate limit's shared store did not answer and the manifest says refuse; the body
+    /// never ran.
+    RateLimitUnavailable,
     /// The body ran past `timeout_ms`.
     Timeout,
     /// The body panicked.
@@ -47,6 +50,7 @@ contract_enum!(HarnessOutcome {
     NotFound => "not_found",
     InvalidArguments => "invalid_arguments",
     RateLimited => "rate_limited",
+    RateLimitUnavailable => "rate_limit_unavailable",
     Timeout => "timeout",
     Panic => "panic",
     Error => "error",

@@ -26,3 +26,49 @@ pub const DEFAULT_TABULAR: (u64, TabularAction) = (50, TabularAction::Block);
 
 /// Smallest `max_chars` that leaves room for the truncation marker.
 pub const MIN_MAX_CHARS: u64 = 64;
+
+/// Where a tool's rate-limit window lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitBackend {
+    /// In this process: each replica keeps its own window.
+    #[default]
+    Memory,
+    /// In Redis: every replica sharing the store shares one exact window.
+    Redis,
+}
+
+contract_enum!(RateLimitBackend {
+    Memory => "memory",
+    Redis => "redis",
+});
+
+/// What a Redis-backed rate limit does when Redis does not answer in time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum StoreUnreachable {
+    /// Refuse the call with `RateLimitStoreUnavailable` (outcome `rate_limit_unavailable`):
+    /// the limit is never exceeded.
+    #[default]
+    Refuse,
+    /// Admit the call and log a warning: the tool stays available, unlimited while Redis is
+    /// down.
+    Admit,
+}
+
+contract_enum!(StoreUnreachable {
+    Refuse => "refuse",
+    Admit => "admit",
+});
+
+/// `[rate_limit_store]` defaults.
+pub mod store_defaults {
+    /// The environment variable holding the Redis URL.
+    pub const URL_ENV: &str = "HARNESS_REDIS_URL";
+    /// Longest wait for Redis per call, connecting included (milliseconds).
+    pub const TIMEOUT_MS: u64 = 250;
+    /// Prefix of every key; the server and tool names follow it.
+    pub const KEY_PREFIX: &str = "harness";
+}

@@ -13,7 +13,7 @@ pub mod verifier;
 
 pub use audit::{FsyncPolicy, HarnessOutcome, RECORD_FIELDS};
 pub use digest::{args_sha256, canonical_json, sha256_hex};
-pub use guards::TabularAction;
+pub use guards::{RateLimitBackend, StoreUnreachable, TabularAction};
 pub use transport::TransportKind;
 pub use verifier::FieldType;
 

@@ -150,6 +150,9 @@ pub enum CliError {
     /// The manifest turns auth on but the token's variable is unset or empty.
     #[error(transparent)]
     MissingToken(#[from] crate::serve::MissingToken),
+    /// A rate limit kept in Redis has no usable Redis URL.
+    #[error(transparent)]
+    RateLimitStore(#[from] crate::guards::rate_limit::StoreError),
     /// A non-loopback bind without auth that the manifest does not allow.
     #[error(
         "refusing to serve {0} without auth: set [transport] auth_token_env, or allow_public_bind = true to accept the risk"
@@ -266,6 +269,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                 .map_err(CliError::Runtime)?;
             let reply = match url {
                 None => {
+                    server.pipeline().check_rate_limit_stores()?;
                     runtime.block_on(crate::call::call_in_process(server, &tool, &arguments))?
                 }
                 Some(url) => {
@@ -329,8 +333,9 @@ fn serve<S: GeneratedServer>(
         transport_spec.stateful = false;
         transport_spec.json_response = true;
     }
-    // Every refusal (a public bind without auth, a missing token) comes before anything is
-    // created on disk.
+    // Every refusal (a public bind without auth, a missing token, a Redis-backed rate limit
+    // without its URL) comes before anything is created on disk.
+    server.pipeline().check_rate_limit_stores()?;
     let http = match kind {
         TransportKind::Stdio => None,
         TransportKind::StreamableHttp => Some(http_options(
@@ -477,7 +482,7 @@ fn init_logging() {
 mod tests {
     use super::*;
     use crate::audit::{AuditSpec, FsyncPolicy};
-    use crate::spec::TransportSpec;
+    use crate::spec::{RateLimitStoreSpec, TransportSpec};
 
     fn spec(bind: &'static str) -> ServerSpec {
         ServerSpec {
@@ -496,6 +501,7 @@ mod tests {
                 error_code: false,
                 fsync: FsyncPolicy::Never,
             },
+            rate_limit_store: RateLimitStoreSpec::DEFAULT,
             manifest_sha256: "",
         }
     }

@@ -38,6 +38,9 @@ pub enum EmbedError {
     /// The audit log cannot be opened: a server that cannot audit must not serve.
     #[error(transparent)]
     Audit(#[from] AuditError),
+    /// A rate limit kept in Redis has no usable Redis URL.
+    #[error(transparent)]
+    RateLimitStore(#[from] crate::guards::rate_limit::StoreError),
     /// The server was already given an audit log (it was mounted or served before).
     #[error("this server already has an audit log: mount a fresh one")]
     AlreadyAudited,
@@ -60,6 +63,7 @@ pub fn router<S: GeneratedServer>(
         TransportKind::StreamableHttp | TransportKind::Stdio => HttpTransport::StreamableHttp,
     };
     let options = HttpOptions::from_manifest(spec.transport, kind)?;
+    server.pipeline().check_rate_limit_stores()?;
     let audit = AuditLog::open(audit_path, spec.audit)?;
     server
         .pipeline()

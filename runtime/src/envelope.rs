@@ -14,6 +14,9 @@ pub mod codes {
     pub const CANCELLED: &str = "Cancelled";
     /// The tool's rate limit refused the call; the body never ran.
     pub const RATE_LIMITED: &str = "ToolRateLimitError";
+    /// The tool's rate limit lives in Redis, Redis did not answer in time, and the manifest
+    /// says refuse (`[rate_limit_store] when_unreachable`); the body never ran.
+    pub const RATE_LIMIT_STORE_UNAVAILABLE: &str = "RateLimitStoreUnavailable";
     /// The body ran past the tool's timeout.
     pub const TIMEOUT: &str = "ToolTimeoutError";
     /// The result was a table, refused by the tabular blockade.

@@ -45,6 +45,28 @@ macro_rules! include_generated {
     };
 }
 
+/// Generated code calls this when the manifest puts a rate limit on Redis: without the
+/// `redis` feature the build stops here, saying how to turn it on.
+#[cfg(not(feature = "redis"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_redis_feature {
+    () => {
+        ::core::compile_error!(
+            "harness.toml puts a rate limit on Redis (backend = \"redis\"): enable harness-runtime's `redis` feature, e.g. harness-runtime = { version = \"0.1\", features = [\"redis\"] }"
+        );
+    };
+}
+
+/// Generated code calls this when the manifest puts a rate limit on Redis; the `redis`
+/// feature is on, so there is nothing to check.
+#[cfg(feature = "redis")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_redis_feature {
+    () => {};
+}
+
 /// The facade generated code uses; not a stable API.
 #[doc(hidden)]
 pub mod __private {
@@ -54,6 +76,7 @@ pub mod __private {
     pub use serde_json;
     pub use std::sync::LazyLock;
 
+    pub use crate::__require_redis_feature as require_redis_feature;
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::builtins::{self, NoArguments};
     pub use crate::bundle::{BundleFile, BundleSpec};
@@ -62,8 +85,9 @@ pub mod __private {
     pub use crate::guards::tabular::TabularAction;
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::spec::{
-        AnnotationSpec, GeneratedServer, GuardSpec, RateLimitSpec, ServerSpec, TabularSpec,
-        ToolSpec, TransportKind, TransportSpec,
+        AnnotationSpec, GeneratedServer, GuardSpec, RateLimitBackend, RateLimitSpec,
+        RateLimitStoreSpec, ServerSpec, StoreUnreachable, TabularSpec, ToolSpec, TransportKind,
+        TransportSpec,
     };
     pub use crate::validate::{
         ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, StringRules, array,

@@ -21,12 +21,12 @@ use crate::audit::{AuditLog, AuditRecord, args_sha256};
 use crate::context::CallContext;
 use crate::envelope::{ErrorEnvelope, codes};
 use crate::error::ToolError;
-use crate::guards::rate_limit::SlidingWindow;
+use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
 use crate::guards::tabular::{self, TabularAction};
 use crate::guards::{chars, lines, rewrite_strings, strip};
 use crate::ingress::DUPLICATE_KEYS_META;
 use crate::panic_capture;
-use crate::spec::{GuardSpec, ServerSpec, ToolSpec};
+use crate::spec::{GuardSpec, ServerSpec, StoreUnreachable, ToolSpec};
 use crate::trace::trace_id_for;
 use crate::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, quote_client_text};
 use harness_contract::HarnessOutcome;
@@ -90,7 +90,7 @@ impl Drop for InFlightGuard {
 #[derive(Debug)]
 struct ToolState {
     spec: &'static ToolSpec,
-    limiter: Option<SlidingWindow>,
+    limiter: Option<RateLimiter>,
     counters: Counters,
 }
 
@@ -265,12 +265,19 @@ impl Pipeline {
     /// The pipeline of a generated server (`tools` in dispatch order).
     pub fn new(server: &'static ServerSpec, tools: &'static [ToolSpec]) -> Self {
         panic_capture::install_hook();
+        let store = SharedStore::default();
         let tools = tools
             .iter()
             .map(|spec| ToolState {
                 spec,
                 limiter: spec.guards.rate_limit.map(|limit| {
-                    SlidingWindow::new(limit.calls, Duration::from_secs_f64(limit.period_seconds))
+                    RateLimiter::new(
+                        limit,
+                        &server.rate_limit_store,
+                        &store,
+                        server.name,
+                        spec.name,
+                    )
                 }),
                 counters: Counters::default(),
             })
@@ -281,6 +288,21 @@ impl Pipeline {
             audit: OnceLock::new(),
             started: Instant::now(),
             in_flight: std::sync::Arc::default(),
+        }
+    }
+
+    /// Refuses to start a server whose rate limits cannot work at all (a Redis-backed limit
+    /// without its URL, or with a URL that does not parse). Redis being down is not such an
+    /// error: the manifest's `when_unreachable` answers each call then.
+    pub fn check_rate_limit_stores(&self) -> Result<(), StoreError> {
+        match self
+            .tools
+            .iter()
+            .filter_map(|tool| tool.limiter.as_ref()?.setup_error())
+            .next()
+        {
+            Some(error) => Err(error.clone()),
+            None => Ok(()),
         }
     }
 
@@ -355,19 +377,40 @@ impl Pipeline {
     {
         let guards = &tool.spec.guards;
         let raw_args = || Value::Object(call.arguments.clone().unwrap_or_default());
-        if let Some(limiter) = &tool.limiter
-            && let Err(refused) = limiter.try_acquire()
-        {
-            tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
-            let message = limiter.message(refused);
-            return Outcome::envelope(
-                guards,
-                codes::RATE_LIMITED,
-                &message,
-                trace_id,
-                HarnessOutcome::RateLimited.as_str(),
-                raw_args(),
-            );
+        if let Some(limiter) = &tool.limiter {
+            match limiter.acquire().await {
+                Admission::Admitted => {}
+                Admission::Refused(refused) => {
+                    tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
+                    let message = limiter.message(refused);
+                    return Outcome::envelope(
+                        guards,
+                        codes::RATE_LIMITED,
+                        &message,
+                        trace_id,
+                        HarnessOutcome::RateLimited.as_str(),
+                        raw_args(),
+                    );
+                }
+                Admission::StoreUnavailable(reason) => {
+                    match self.server.rate_limit_store.when_unreachable {
+                        StoreUnreachable::Admit => {
+                            tracing::warn!(trace_id, tool = tool.spec.name, %reason, "rate-limit store unreachable; admitting the call unlimited (when_unreachable = \"admit\")");
+                        }
+                        StoreUnreachable::Refuse => {
+                            tracing::warn!(trace_id, tool = tool.spec.name, %reason, "rate-limit store unreachable; refusing the call (when_unreachable = \"refuse\")");
+                            return Outcome::envelope(
+                                guards,
+                                codes::RATE_LIMIT_STORE_UNAVAILABLE,
+                                "The rate limit could not be checked, so the call was not run. Retry shortly.",
+                                trace_id,
+                                HarnessOutcome::RateLimitUnavailable.as_str(),
+                                raw_args(),
+                            );
+                        }
+                    }
+                }
+            }
         }
         let validated = if call.duplicate_keys.is_empty() {
             A::from_call(call.arguments.as_ref())

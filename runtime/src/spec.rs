@@ -14,7 +14,7 @@ use crate::pipeline::Pipeline;
 use crate::validate::JsonObject;
 use crate::verify::VerifierSpec;
 
-pub use harness_contract::TransportKind;
+pub use harness_contract::{RateLimitBackend, StoreUnreachable, TransportKind};
 
 /// The `[transport]` table of the manifest.
 #[derive(Debug, Clone, Copy)]
@@ -85,6 +85,8 @@ pub struct ServerSpec {
     pub transport: TransportSpec,
     /// The audit log.
     pub audit: AuditSpec,
+    /// Where Redis-backed rate limits keep their windows.
+    pub rate_limit_store: RateLimitStoreSpec,
     /// sha256 of the manifest text the server was generated from.
     pub manifest_sha256: &'static str,
 }
@@ -133,13 +135,41 @@ pub struct ToolSpec {
     pub guards: GuardSpec,
 }
 
-/// `rate_limit = { calls, period_seconds }`.
+/// `rate_limit = { calls, period_seconds, backend }`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RateLimitSpec {
     /// Calls admitted per window.
     pub calls: u32,
     /// Window length in seconds.
     pub period_seconds: f64,
+    /// Where the window lives.
+    pub backend: RateLimitBackend,
+}
+
+/// The `[rate_limit_store]` table of the manifest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimitStoreSpec {
+    /// The environment variable holding the Redis URL.
+    pub url_env: &'static str,
+    /// Longest wait for Redis per call, connecting included (milliseconds).
+    pub timeout_ms: u64,
+    /// Refuse or admit while Redis is unreachable.
+    pub when_unreachable: StoreUnreachable,
+    /// Prefix of every Redis key.
+    pub key_prefix: &'static str,
+}
+
+impl RateLimitStoreSpec {
+    /// The manifest's defaults (`HARNESS_REDIS_URL`, 250 ms, refuse, `harness`).
+    pub const DEFAULT: Self = {
+        use harness_contract::guards::store_defaults;
+        Self {
+            url_env: store_defaults::URL_ENV,
+            timeout_ms: store_defaults::TIMEOUT_MS,
+            when_unreachable: StoreUnreachable::Refuse,
+            key_prefix: store_defaults::KEY_PREFIX,
+        }
+    };
 }
 
 /// `tabular = { max_rows, action }`.

@@ -28,6 +28,7 @@ static TOOLS: [ToolSpec; 3] = [
             rate_limit: Some(RateLimitSpec {
                 calls: 1,
                 period_seconds: 60.0,
+                backend: RateLimitBackend::Memory,
             }),
             max_lines: Some(2),
             max_chars: Some(100),

@@ -2,7 +2,7 @@
 //! resolution (the tool's own keys over the defaults over the built-in defaults).
 
 use crate::diagnostics::Diagnostic;
-use crate::manifest::{Guards, TabularAction};
+use crate::manifest::{self, Guards, RateLimitBackend, StoreUnreachable, TabularAction};
 use crate::manifest_path::ManifestPath;
 use crate::model::ModelBuilder;
 
@@ -10,8 +10,8 @@ use crate::model::ModelBuilder;
 /// the built-in defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GuardPolicy {
-    /// `(calls, period_seconds)`.
-    pub rate_limit: Option<(u32, f64)>,
+    /// Sliding-window rate limit.
+    pub rate_limit: Option<RateLimitPolicy>,
     /// Body time limit.
     pub timeout_ms: Option<u64>,
     /// Panics become an envelope (true) or a JSON-RPC error (false).
@@ -25,6 +25,33 @@ pub struct GuardPolicy {
     /// Characters of output.
     pub max_chars: Option<u64>,
 }
+
+/// A tool's resolved rate limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimitPolicy {
+    /// Calls admitted in any window.
+    pub calls: u32,
+    /// Window length in seconds.
+    pub period_seconds: f64,
+    /// Where the window lives: the limit's own `backend`, else the store's.
+    pub backend: RateLimitBackend,
+}
+
+/// The validated `[rate_limit_store]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateLimitStoreModel {
+    /// The environment variable holding the Redis URL.
+    pub url_env: String,
+    /// Longest wait for Redis per call (milliseconds).
+    pub timeout_ms: u64,
+    /// Refuse or admit while Redis is unreachable.
+    pub when_unreachable: StoreUnreachable,
+    /// Prefix of every key.
+    pub key_prefix: String,
+}
+
+/// Longest `[rate_limit_store] timeout_ms`: a rate-limit check must never hold a call longer.
+const MAX_STORE_TIMEOUT_MS: u64 = 10_000;
 
 pub use harness_contract::guards::{DEFAULT_TABULAR, MIN_MAX_CHARS};
 
@@ -88,13 +115,72 @@ impl ModelBuilder {
     }
 }
 
-/// A tool's guards over the manifest defaults over the built-in defaults.
-pub(super) fn resolve_guards(tool: &Guards, defaults: &Guards) -> GuardPolicy {
+impl ModelBuilder {
+    /// Checks `[rate_limit_store]`.
+    pub(super) fn rate_limit_store(
+        &mut self,
+        store: &manifest::RateLimitStore,
+    ) -> RateLimitStoreModel {
+        let path = ManifestPath::root().key("rate_limit_store");
+        if !super::server::is_env_var_name(&store.url_env) {
+            self.diagnostics.report(
+                Diagnostic::value(path.key("url_env"), format!("`{}` is not an environment variable name", store.url_env))
+                    .label("name the variable, not the URL")
+                    .help("use uppercase letters, digits and `_`, e.g. \"HARNESS_REDIS_URL\"; a Redis URL may carry a password and never goes in the manifest"),
+            );
+        }
+        if !(1..=MAX_STORE_TIMEOUT_MS).contains(&store.timeout_ms) {
+            self.diagnostics.report(
+                Diagnostic::value(
+                    path.key("timeout_ms"),
+                    format!("timeout_ms must be between 1 and {MAX_STORE_TIMEOUT_MS}"),
+                )
+                .label("out of range")
+                .help(
+                    "every rate-limited call waits at most this long for Redis; 250 is the default",
+                ),
+            );
+        }
+        let key_prefix_ok = !store.key_prefix.is_empty()
+            && store
+                .key_prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+        if !key_prefix_ok {
+            self.diagnostics.report(
+                Diagnostic::value(
+                    path.key("key_prefix"),
+                    "key_prefix is not a plain key prefix",
+                )
+                .label("empty, or a character besides letters, digits, `_`, `-`, `:` and `.`")
+                .help("for example key_prefix = \"harness\""),
+            );
+        }
+        RateLimitStoreModel {
+            url_env: store.url_env.clone(),
+            timeout_ms: store.timeout_ms,
+            when_unreachable: store.when_unreachable,
+            key_prefix: store.key_prefix.clone(),
+        }
+    }
+}
+
+/// A tool's guards over the manifest defaults over the built-in defaults; a rate limit without
+/// its own backend takes `store_backend`.
+pub(super) fn resolve_guards(
+    tool: &Guards,
+    defaults: &Guards,
+    store_backend: RateLimitBackend,
+) -> GuardPolicy {
     GuardPolicy {
         rate_limit: tool
             .rate_limit
             .or(defaults.rate_limit)
-            .map(|limit| (limit.calls, limit.period_seconds.as_f64())),
+            .map(|limit| RateLimitPolicy {
+                calls: limit.calls,
+                period_seconds: limit.period_seconds.as_f64(),
+                backend: limit.backend.unwrap_or(store_backend),
+            }),
         timeout_ms: tool.timeout_ms.or(defaults.timeout_ms),
         catch_unhandled: tool
             .catch_unhandled

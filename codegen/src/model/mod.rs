@@ -24,7 +24,9 @@ use crate::manifest_path::ManifestPath;
 use crate::model::guards::resolve_guards;
 use crate::model::tools::builtin_tool;
 
-pub use guards::{DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS};
+pub use guards::{
+    DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS, RateLimitPolicy, RateLimitStoreModel,
+};
 pub use server::{AuditModel, ServerModel, TransportModel};
 pub use tools::{Annotations, Builtin, FieldModel, Presence, ToolModel};
 pub use types::{IntRepr, TypeModel};
@@ -39,6 +41,8 @@ pub struct Model {
     pub transport: TransportModel,
     /// `[audit]`.
     pub audit: AuditModel,
+    /// `[rate_limit_store]`.
+    pub rate_limit_store: RateLimitStoreModel,
     /// `[[tools]]` in manifest order, then the built-in tools when registered.
     pub tools: Vec<ToolModel>,
     /// sha256 (hex) of the manifest's content (comments and layout aside), published by the
@@ -94,14 +98,16 @@ pub fn build(
     let server = builder.server(&manifest.server);
     let transport = builder.transport(&manifest.transport);
     let audit = builder.audit(&manifest.audit);
+    let rate_limit_store = builder.rate_limit_store(&manifest.rate_limit_store);
+    let store_backend = manifest.rate_limit_store.backend;
     let root = ManifestPath::root();
     builder.check_guards(
         &manifest.defaults.guards,
         &root.key("defaults").key("guards"),
     );
-    let mut tools = builder.tools(&manifest.tools, &manifest.defaults.guards);
+    let mut tools = builder.tools(&manifest.tools, &manifest.defaults.guards, store_backend);
     if manifest.server.register_builtins {
-        let defaults = resolve_guards(&Guards::default(), &manifest.defaults.guards);
+        let defaults = resolve_guards(&Guards::default(), &manifest.defaults.guards, store_backend);
         for (index, tool) in manifest.tools.iter().enumerate() {
             if Builtin::ALL
                 .iter()
@@ -134,6 +140,7 @@ pub fn build(
             server,
             transport,
             audit,
+            rate_limit_store,
             tools,
             manifest_sha256: content_digest(manifest_text),
             bundle,

@@ -162,18 +162,14 @@ impl ModelBuilder {
                     .help("set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
             );
         }
-        if let Some(variable) = &transport.auth_token_env {
-            let valid = variable.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
-                && variable
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-            if !valid {
-                self.diagnostics.report(
-                    Diagnostic::value(path.key("auth_token_env"), format!("`{variable}` is not an environment variable name"))
-                        .label("name the variable, not the token")
-                        .help("use uppercase letters, digits and `_`, e.g. \"MCP_TOKEN\"; the token itself never goes in the manifest"),
-                );
-            }
+        if let Some(variable) = &transport.auth_token_env
+            && !is_env_var_name(variable)
+        {
+            self.diagnostics.report(
+                Diagnostic::value(path.key("auth_token_env"), format!("`{variable}` is not an environment variable name"))
+                    .label("name the variable, not the token")
+                    .help("use uppercase letters, digits and `_`, e.g. \"MCP_TOKEN\"; the token itself never goes in the manifest"),
+            );
         }
         for (index, host) in transport.allowed_hosts.iter().enumerate() {
             if host.is_empty()
@@ -255,4 +251,13 @@ impl ModelBuilder {
             fsync: audit.fsync,
         }
     }
+}
+
+/// A portable environment variable name: uppercase letters, digits and `_`, not starting
+/// with a digit.
+pub(super) fn is_env_var_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }

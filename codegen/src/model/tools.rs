@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::diagnostics::Diagnostic;
 use crate::ident;
-use crate::manifest::{self, ArgType, Argument, Guards};
+use crate::manifest::{self, ArgType, Argument, Guards, RateLimitBackend};
 use crate::manifest_path::ManifestPath;
 use crate::model::ModelBuilder;
 use crate::model::guards::{GuardPolicy, resolve_guards};
@@ -114,7 +114,12 @@ pub enum Presence {
 }
 
 impl ModelBuilder {
-    pub(super) fn tools(&mut self, tools: &[manifest::Tool], defaults: &Guards) -> Vec<ToolModel> {
+    pub(super) fn tools(
+        &mut self,
+        tools: &[manifest::Tool],
+        defaults: &Guards,
+        store_backend: RateLimitBackend,
+    ) -> Vec<ToolModel> {
         let mut seen_names: BTreeMap<&str, usize> = BTreeMap::new();
         let mut seen_modules: BTreeMap<String, (String, ManifestPath)> = BTreeMap::new();
         let mut models = Vec::new();
@@ -138,7 +143,8 @@ impl ModelBuilder {
                 continue;
             }
             self.check_guards(&tool.guards, &path.key("guards"));
-            if let Some(model) = self.tool(tool, &path, &mut seen_modules, defaults) {
+            if let Some(model) = self.tool(tool, &path, &mut seen_modules, defaults, store_backend)
+            {
                 models.push(model);
             }
         }
@@ -151,6 +157,7 @@ impl ModelBuilder {
         path: &ManifestPath,
         seen_modules: &mut BTreeMap<String, (String, ManifestPath)>,
         defaults: &Guards,
+        store_backend: RateLimitBackend,
     ) -> Option<ToolModel> {
         let name_ok = !tool.name.is_empty()
             && tool.name.len() <= 128
@@ -211,7 +218,7 @@ impl ModelBuilder {
                 open_world: tool.annotations.open_world,
             },
             args: args?,
-            guards: resolve_guards(&tool.guards, defaults),
+            guards: resolve_guards(&tool.guards, defaults, store_backend),
             builtin: None,
         })
     }

@@ -1,9 +1,12 @@
 //! The guards at the tool boundary, one file each, in pipeline order:
-//! [`rate_limit`] -> (validate, execute) -> [`tabular`] -> [`lines`] -> [`strip`] -> [`chars`].
+//! [`rate_limit`] (in this process, or in Redis with the `redis` feature: `redis_window`) ->
+//! (validate, execute) -> [`tabular`] -> [`lines`] -> [`strip`] -> [`chars`].
 
 pub mod chars;
 pub mod lines;
 pub mod rate_limit;
+#[cfg(feature = "redis")]
+pub mod redis_window;
 pub mod strip;
 pub mod strip_oracle;
 pub mod tabular;

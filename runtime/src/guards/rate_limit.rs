@@ -1,10 +1,16 @@
 //! A true sliding-window rate limit per tool: at most `calls` admissions in any window of
 //! `period`. Admission and bookkeeping happen under one lock, so N concurrent calls never
 //! admit more than the limit; a refused call is not recorded (it never ran).
+//!
+//! [`RateLimiter`] puts the window where the manifest says: in this process
+//! ([`SlidingWindow`]) or in Redis, shared by every replica (`redis_window`, with the `redis`
+//! feature).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::spec::{RateLimitBackend, RateLimitSpec, RateLimitStoreSpec};
 
 /// Admissions reserved up front; larger windows grow as calls arrive.
 const PREALLOCATED: usize = 64;
@@ -64,17 +70,189 @@ impl SlidingWindow {
             retry_after: (oldest + self.period).saturating_duration_since(now),
         })
     }
+}
+
+/// A tool's rate limit, wherever its window lives.
+#[derive(Debug)]
+pub struct RateLimiter {
+    calls: u32,
+    period: Duration,
+    window: Window,
+}
+
+#[derive(Debug)]
+enum Window {
+    Memory(SlidingWindow),
+    #[cfg(feature = "redis")]
+    Redis(super::redis_window::RedisWindow),
+    /// The store could not be set up (see [`StoreError`]); every call meets the manifest's
+    /// `when_unreachable` policy.
+    Broken(StoreError),
+}
+
+/// What the limiter decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// Run the call.
+    Admitted,
+    /// Over the limit.
+    Refused(Refused),
+    /// The shared store gave no decision; the manifest's `when_unreachable` decides.
+    StoreUnavailable(String),
+}
+
+/// Why a Redis-backed limit cannot work at all: reported when the server starts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The variable naming the Redis URL is not set.
+    #[error(
+        "tool `{tool}` keeps its rate limit in Redis, but ${variable} is not set: set it to the Redis URL, e.g. {variable}=redis://127.0.0.1:6379/0"
+    )]
+    MissingUrl {
+        /// The tool.
+        tool: String,
+        /// The variable (`[rate_limit_store] url_env`).
+        variable: String,
+    },
+    /// The URL does not parse.
+    #[error(
+        "${variable} is not a Redis URL ({reason}); expected redis://[user:password@]host[:port][/db]"
+    )]
+    BadUrl {
+        /// The variable.
+        variable: String,
+        /// What the Redis client said (without the URL, which may carry a password).
+        reason: String,
+    },
+    /// Built without the `redis` feature (generated code refuses to compile then; this
+    /// covers hand-written specs).
+    #[error(
+        "tool `{tool}` keeps its rate limit in Redis, but harness-runtime was built without its `redis` feature"
+    )]
+    NoRedisFeature {
+        /// The tool.
+        tool: String,
+    },
+}
+
+/// The Redis connection every Redis-backed limit of one server shares, opened on first need.
+#[derive(Debug, Default)]
+pub struct SharedStore {
+    #[cfg(feature = "redis")]
+    redis: std::sync::OnceLock<
+        Result<std::sync::Arc<super::redis_window::RedisConnection>, StoreError>,
+    >,
+}
+
+impl RateLimiter {
+    /// The limiter of tool `tool` of server `server`, with its window where `spec` says.
+    pub fn new(
+        spec: RateLimitSpec,
+        store: &RateLimitStoreSpec,
+        shared: &SharedStore,
+        server: &str,
+        tool: &str,
+    ) -> Self {
+        let period = Duration::from_secs_f64(spec.period_seconds);
+        let window = match spec.backend {
+            RateLimitBackend::Memory => Window::Memory(SlidingWindow::new(spec.calls, period)),
+            RateLimitBackend::Redis => Self::redis_window(spec, store, shared, server, tool),
+        };
+        Self {
+            calls: spec.calls,
+            period,
+            window,
+        }
+    }
+
+    #[cfg(feature = "redis")]
+    fn redis_window(
+        spec: RateLimitSpec,
+        store: &RateLimitStoreSpec,
+        shared: &SharedStore,
+        server: &str,
+        tool: &str,
+    ) -> Window {
+        use super::redis_window::{RedisConnection, RedisWindow};
+        let connection = shared.redis.get_or_init(|| {
+            let url = std::env::var(store.url_env)
+                .ok()
+                .filter(|url| !url.is_empty())
+                .ok_or_else(|| StoreError::MissingUrl {
+                    tool: tool.to_owned(),
+                    variable: store.url_env.to_owned(),
+                })?;
+            RedisConnection::open(&url, Duration::from_millis(store.timeout_ms))
+                .map(std::sync::Arc::new)
+                .map_err(|error| StoreError::BadUrl {
+                    variable: store.url_env.to_owned(),
+                    reason: error.to_string(),
+                })
+        });
+        match connection {
+            Ok(connection) => Window::Redis(RedisWindow::new(
+                std::sync::Arc::clone(connection),
+                store.key_prefix,
+                server,
+                tool,
+                spec.calls,
+                Duration::from_secs_f64(spec.period_seconds),
+            )),
+            Err(error) => Window::Broken(error.clone()),
+        }
+    }
+
+    #[cfg(not(feature = "redis"))]
+    fn redis_window(
+        _spec: RateLimitSpec,
+        _store: &RateLimitStoreSpec,
+        _shared: &SharedStore,
+        _server: &str,
+        tool: &str,
+    ) -> Window {
+        Window::Broken(StoreError::NoRedisFeature {
+            tool: tool.to_owned(),
+        })
+    }
+
+    /// What keeps this limiter from working at all, if anything (checked at startup).
+    pub fn setup_error(&self) -> Option<&StoreError> {
+        match &self.window {
+            Window::Broken(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Admits a call now, refuses it, or reports the shared store unavailable.
+    pub async fn acquire(&self) -> Admission {
+        match &self.window {
+            Window::Memory(window) => match window.try_acquire() {
+                Ok(()) => Admission::Admitted,
+                Err(refused) => Admission::Refused(refused),
+            },
+            #[cfg(feature = "redis")]
+            Window::Redis(window) => match window.try_acquire().await {
+                Ok(None) => Admission::Admitted,
+                Ok(Some(retry_after)) => Admission::Refused(Refused { retry_after }),
+                Err(error) => Admission::StoreUnavailable(error.to_string()),
+            },
+            Window::Broken(error) => Admission::StoreUnavailable(error.to_string()),
+        }
+    }
 
     /// The refusal the model reads, with a retry hint:
     /// `Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 12.5s.`
     pub fn message(&self, refused: Refused) -> String {
-        format!(
-            "Rate limit exceeded: {} calls per {:.1}s limit reached. Retry after {:.1}s.",
-            self.calls,
-            self.period.as_secs_f64(),
-            refused.retry_after.as_secs_f64().max(0.1)
-        )
+        refusal_message(self.calls, self.period, refused)
     }
+}
+
+fn refusal_message(calls: u32, period: Duration, refused: Refused) -> String {
+    format!(
+        "Rate limit exceeded: {calls} calls per {:.1}s limit reached. Retry after {:.1}s.",
+        period.as_secs_f64(),
+        refused.retry_after.as_secs_f64().max(0.1)
+    )
 }
 
 #[cfg(test)]
@@ -99,7 +277,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(refused.retry_after, Duration::from_secs(30));
         assert_eq!(
-            limit.message(refused),
+            refusal_message(3, Duration::from_secs(60), refused),
             "Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 30.0s."
         );
         // The first admission leaves the window at 60 s; refused calls were not recorded.

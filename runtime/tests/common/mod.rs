@@ -22,6 +22,7 @@ pub(crate) const SERVER: ServerSpec = ServerSpec {
     instructions: None,
     transport: TransportSpec::stdio(),
     audit: AUDIT,
+    rate_limit_store: harness_runtime::spec::RateLimitStoreSpec::DEFAULT,
     manifest_sha256: "",
 };
 

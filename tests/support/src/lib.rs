@@ -123,6 +123,16 @@ impl HttpServer {
 
     /// [`HttpServer::start`] with more arguments for `serve` (e.g. `--stateless`).
     pub fn start_with(binary: &str, audit: &Path, extra: &[&str]) -> Self {
+        Self::start_with_env(binary, audit, extra, &[])
+    }
+
+    /// [`HttpServer::start_with`] with more environment variables.
+    pub fn start_with_env(
+        binary: &str,
+        audit: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
@@ -134,6 +144,7 @@ impl HttpServer {
             .arg(audit)
             .args(extra)
             .env("OPS_AGENT_TOKEN", TEST_TOKEN)
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -242,4 +253,78 @@ pub fn audit_records(path: &Path) -> Vec<serde_json::Map<String, Value>> {
             other => panic!("not a JSON object line: {line:?} ({other:?})"),
         })
         .collect()
+}
+
+/// A `redis-server` on a free loopback port, without persistence, killed when dropped.
+/// Debian's `redis-server` package provides it; `scripts/test.sh` installs it.
+pub struct RedisServer {
+    child: Option<std::process::Child>,
+    /// The port it listens on (kept across [`RedisServer::stop`] and [`RedisServer::start`]).
+    pub port: u16,
+}
+
+impl RedisServer {
+    /// Starts Redis on a free port and waits until it answers PING.
+    pub fn start_new() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let mut redis = Self { child: None, port };
+        redis.start();
+        redis
+    }
+
+    /// `redis://127.0.0.1:<port>/0`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Starts (again) on the same port, with an empty dataset.
+    pub fn start(&mut self) {
+        assert!(self.child.is_none(), "Redis is already running");
+        let child = std::process::Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port"])
+            .arg(self.port.to_string())
+            .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|error| {
+                panic!("cannot start redis-server ({error}): install it (apt-get install -y redis-server) or run scripts/test.sh, which does")
+            });
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !self.answers_ping() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server never answered PING"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills Redis (as a crash would) and waits until the port no longer answers.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn answers_ping(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let mut reply = [0u8; 7];
+        stream.write_all(b"PING\r\n").is_ok()
+            && stream.read_exact(&mut reply).is_ok()
+            && &reply == b"+PONG\r\n"
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }

@@ -73,7 +73,7 @@ pub(super) fn ledger_json(
                 "timeout_ms": guards.timeout_ms,
                 "retries_allowed": u8::from(read_only),
                 "retry_on": if read_only { json!(["connection_reset", "http_5xx"]) } else { json!([]) },
-                "rate_limit": guards.rate_limit.map(|(calls, period)| json!({"calls": calls, "period_seconds": period})),
+                "rate_limit": guards.rate_limit.map(|limit| json!({"calls": limit.calls, "period_seconds": limit.period_seconds, "backend": limit.backend.as_str()})),
                 "max_chars": guards.max_chars,
                 "max_lines": guards.max_lines,
                 "tabular": guards.tabular.map(|(rows, action)| json!({"max_rows": rows, "action": action.as_str()})),

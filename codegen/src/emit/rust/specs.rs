@@ -8,6 +8,7 @@ use crate::emit::rust::{contract_enum, int, opt, opt_str, opt_u64, raw_string, r
 use crate::emit::schema::input_schema;
 use crate::model::verifier::CheckModel;
 use crate::model::{GuardPolicy, Model, ToolModel};
+use harness_contract::RateLimitBackend;
 
 pub(super) fn server_spec(model: &Model) -> TokenStream {
     let rt = rt();
@@ -29,10 +30,22 @@ pub(super) fn server_spec(model: &Model) -> TokenStream {
     let (audit_path, trace_id, error_code) = (&audit.path, audit.trace_id, audit.error_code);
     let schema_version = int(audit.schema_version);
     let fsync = contract_enum(audit.fsync);
+    let store = &model.rate_limit_store;
+    let (url_env, key_prefix) = (&store.url_env, &store.key_prefix);
+    let store_timeout_ms = int(store.timeout_ms);
+    let when_unreachable = contract_enum(store.when_unreachable);
     let manifest_sha256 = &model.manifest_sha256;
     let tool_specs = model.tools.iter().map(tool_spec);
+    let uses_redis = model.tools.iter().any(|tool| {
+        tool.guards
+            .rate_limit
+            .is_some_and(|limit| limit.backend == RateLimitBackend::Redis)
+    });
+    // Without the runtime's `redis` feature the build stops with how to turn it on.
+    let require_redis = uses_redis.then(|| quote!(#rt::require_redis_feature!();));
     quote! {
-        /// `[server]`, `[transport]` and `[audit]` of the manifest.
+        #require_redis
+        /// `[server]`, `[transport]`, `[audit]` and `[rate_limit_store]` of the manifest.
         pub const SERVER: #rt::ServerSpec = #rt::ServerSpec {
             name: #name,
             version: #version,
@@ -59,6 +72,12 @@ pub(super) fn server_spec(model: &Model) -> TokenStream {
                 trace_id: #trace_id,
                 error_code: #error_code,
                 fsync: #fsync,
+            },
+            rate_limit_store: #rt::RateLimitStoreSpec {
+                url_env: #url_env,
+                timeout_ms: #store_timeout_ms,
+                when_unreachable: #when_unreachable,
+                key_prefix: #key_prefix,
             },
             manifest_sha256: #manifest_sha256,
         };
@@ -192,9 +211,10 @@ pub(super) fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str
 /// The resolved guard policy, spelled out so a policy change is a reviewable diff.
 pub(super) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
     let rt = rt();
-    let rate_limit = opt(guards.rate_limit.map(|(calls, period_seconds)| {
-        let (calls, period_seconds) = (int(calls), Literal::f64_unsuffixed(period_seconds));
-        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds })
+    let rate_limit = opt(guards.rate_limit.map(|limit| {
+        let (calls, period_seconds) = (int(limit.calls), Literal::f64_unsuffixed(limit.period_seconds));
+        let backend = contract_enum(limit.backend);
+        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds, backend: #backend })
     }));
     let tabular = opt(guards.tabular.map(|(max_rows, action)| {
         let (max_rows, action) = (int(max_rows), contract_enum(action));
