@@ -2,6 +2,9 @@
 # End-to-end load benchmark: tools/call throughput, p50/p99 latency, server CPU per call and
 # RSS (idle, peak under load) for three servers with the same `echo` tool:
 #   harness  the generated server (bench/harness.toml): every guard on, audit to a file;
+#   harness-redis  the same server loading `echo_shared`: `echo` with its rate limit in Redis
+#            (a redis-server on loopback, pinned to the server's core; its CPU is reported
+#            apart) (HTTP modes only);
 #   harness-rmcp  the same with the stateless fast path off (`serve --rmcp-stateless`):
 #            stateless requests through rmcp's own service (HTTP modes only);
 #   bare     the same tool on plain rmcp, no guards (bench/src/bin/bench-bare.rs);
@@ -31,7 +34,7 @@ rounds=${BENCH_ROUNDS:-3}
 seconds=${BENCH_SECONDS:-10}
 warmup=${BENCH_WARMUP_SECONDS:-2}
 modes=${BENCH_MODES:-stateless-c16 stateless-c1 stateful-c16 stdio}
-servers=${BENCH_SERVERS:-harness harness-rmcp bare-transport bare fastmcp}
+servers=${BENCH_SERVERS:-harness harness-redis harness-rmcp bare-transport bare fastmcp}
 profile=${BENCH_PROFILE:-release}
 server_cpu=${BENCH_SERVER_CPU:-0}
 load_cpu=${BENCH_LOAD_CPU:-1}
@@ -55,6 +58,17 @@ if ! command -v wrk >/dev/null 2>&1; then
     fi
     command -v wrk >/dev/null 2>&1 || die "wrk is missing and could not be installed (apt-get install wrk)"
 fi
+case " $servers " in *" harness-redis "*)
+    if ! command -v redis-server >/dev/null 2>&1; then
+        echo "== installing redis-server"
+        if [ "$(id -u)" = 0 ]; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null \
+                || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
+        fi
+        command -v redis-server >/dev/null 2>&1 || die "redis-server is missing (apt-get install redis-server)"
+    fi
+    ;;
+esac
 for tool in taskset curl; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"
 done
@@ -97,6 +111,11 @@ audit="$out/audit.jsonl"
 
 # ---- one run ------------------------------------------------------------------------------
 server_pid=""
+redis_pid=""
+redis_port=$((port + 1))
+# Every run of the harness names a Redis URL: `serve` refuses to start a server with a
+# Redis-backed tool without one (only harness-redis calls that tool).
+export HARNESS_REDIS_URL="redis://127.0.0.1:$redis_port/0"
 
 stop_server() {
     if [ -n "$server_pid" ]; then
@@ -104,8 +123,24 @@ stop_server() {
         wait "$server_pid" 2>/dev/null || true
         server_pid=""
     fi
+    if [ -n "$redis_pid" ]; then
+        kill "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
+        redis_pid=""
+    fi
 }
 trap stop_server EXIT
+
+start_redis() {
+    taskset -c "$server_cpu" redis-server --bind 127.0.0.1 --port "$redis_port" --save "" \
+        --appendonly no >"$out/redis.log" 2>&1 &
+    redis_pid=$!
+    for _ in $(seq 1 100); do
+        [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ] && return
+        sleep 0.1
+    done
+    die "redis-server did not start: $(tail -5 "$out/redis.log")"
+}
 
 # start_server NAME STATEFUL(0|1): starts an HTTP server pinned to the server CPU.
 start_server() {
@@ -116,10 +151,11 @@ start_server() {
     local stateless_flag=()
     [ "$stateful" = 1 ] || stateless_flag=(--stateless)
     case $name in
-    harness | harness-rmcp)
+    harness | harness-rmcp | harness-redis)
         rm -f "$audit"
+        [ "$name" != harness-redis ] || start_redis
         local rmcp_flag=()
-        [ "$name" = harness ] || rmcp_flag=(--rmcp-stateless)
+        [ "$name" != harness-rmcp ] || rmcp_flag=(--rmcp-stateless)
         taskset -c "$server_cpu" "$bin/bench-harness" serve --transport streamable-http \
             --bind "127.0.0.1:$port" --audit-path "$audit" "${stateless_flag[@]}" \
             "${rmcp_flag[@]}" >"$out/server.log" 2>&1 &
@@ -152,7 +188,9 @@ mcp_post() { # mcp_post BODY [SESSION] -> response body on stdout, headers in $o
         -H 'MCP-Protocol-Version: 2025-11-25' "${session_header[@]}" -d "$1"
 }
 
-call_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}'
+call_body() { # call_body TOOL
+    echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"$1"'","arguments":{"message":"hello"}}}'
+}
 
 # open_session STATEFUL -> session id on stdout (empty when stateless), after the server
 # answers; fails when it never does or answers wrongly.
@@ -167,13 +205,13 @@ open_session() {
                 mcp_post '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$session" >/dev/null
                 break
             fi
-        elif reply=$(mcp_post "$call_body" 2>/dev/null); then
+        elif reply=$(mcp_post "$(call_body "$MCP_TOOL")" 2>/dev/null); then
             break
         fi
         kill -0 "$server_pid" 2>/dev/null || die "the server exited: $(tail -5 "$out/server.log")"
         sleep 0.2
     done
-    reply=$(mcp_post "$call_body" "$session") || die "the server does not answer at $url"
+    reply=$(mcp_post "$(call_body "$MCP_TOOL")" "$session") || die "the server does not answer at $url"
     case $reply in
     *'"isError":true'*) die "echo failed: $reply" ;;
     *'"message":"hello"'*) ;;
@@ -182,9 +220,10 @@ open_session() {
     echo "$session"
 }
 
-# The server's RSS/HWM (KiB) and its CPU time in clock ticks, from /proc.
+# The server's RSS/HWM (KiB) and a process's CPU time in clock ticks (default: the server's),
+# from /proc.
 memory_kib() { awk -v field="$1:" '$1 == field {print $2}' "/proc/$server_pid/status"; }
-cpu_ticks() { sed 's/.*) //' "/proc/$server_pid/stat" | awk '{print $12 + $13}'; }
+cpu_ticks() { sed 's/.*) //' "/proc/${1:-$server_pid}/stat" | awk '{print $12 + $13}'; }
 
 run_http() {
     local name=$1 mode=$2 round=$3 stateful=0 connections
@@ -193,8 +232,10 @@ run_http() {
     stateless-c1) connections=1 ;;
     stateful-c16) connections=16 stateful=1 ;;
     esac
+    export MCP_TOOL=echo
+    [ "$name" != harness-redis ] || MCP_TOOL=echo_shared
     start_server "$name" "$stateful"
-    local session rss_idle ticks_before ticks_after rss_peak report
+    local session rss_idle ticks_before ticks_after rss_peak report redis_before=0 redis_after=0
     session=$(open_session "$stateful")
     rss_idle=$(memory_kib VmRSS)
     if [ "$warmup" != 0 ]; then
@@ -202,22 +243,27 @@ run_http() {
             -s bench/load/tools_call.lua "$url" >/dev/null
     fi
     ticks_before=$(cpu_ticks)
+    [ -z "$redis_pid" ] || redis_before=$(cpu_ticks "$redis_pid")
     report=$(MCP_SESSION_ID=$session taskset -c "$load_cpu" wrk -t1 -c"$connections" \
         -d"${seconds}s" --latency -s bench/load/tools_call.lua "$url" | sed -n 's/^WRK_JSON //p')
     ticks_after=$(cpu_ticks)
+    [ -z "$redis_pid" ] || redis_after=$(cpu_ticks "$redis_pid")
     rss_peak=$(memory_kib VmHWM)
     stop_server
     [ -n "$report" ] || die "wrk printed no result for $name $mode"
     python3 - "$report" "$name" "$mode" "$round" "$rss_idle" "$rss_peak" \
-        "$((ticks_after - ticks_before))" "$(getconf CLK_TCK)" >>"$results" <<'EOF'
+        "$((ticks_after - ticks_before))" "$(getconf CLK_TCK)" "$((redis_after - redis_before))" \
+        >>"$results" <<'EOF'
 import json, sys
 report = json.loads(sys.argv[1])
-name, mode, round_, rss_idle, rss_peak, ticks, hz = sys.argv[2:]
+name, mode, round_, rss_idle, rss_peak, ticks, hz, redis_ticks = sys.argv[2:]
 if report["errors"]:
     sys.exit(f"bench-e2e: {report['errors']} failed requests for {name} {mode}")
+per_call = lambda ticks: round(int(ticks) / int(hz) * 1e6 / max(report["requests"], 1), 1)
 report.update(server=name, mode=mode, round=int(round_), rss_idle_kib=int(rss_idle),
-              rss_peak_kib=int(rss_peak),
-              cpu_us_per_call=round(int(ticks) / int(hz) * 1e6 / max(report["requests"], 1), 1))
+              rss_peak_kib=int(rss_peak), cpu_us_per_call=per_call(ticks))
+if name == "harness-redis":
+    report.update(redis_cpu_us_per_call=per_call(redis_ticks))
 print(json.dumps(report))
 EOF
 }
@@ -243,7 +289,7 @@ for round in $(seq 1 "$rounds"); do
         count=${#server_list[@]}
         for offset in $(seq 0 $((count - 1))); do
             name=${server_list[$(((offset + round - 1) % count))]}
-            case $mode:$name in stdio:bare-transport | stdio:harness-rmcp) continue ;; esac
+            case $mode:$name in stdio:bare-transport | stdio:harness-rmcp | stdio:harness-redis) continue ;; esac
             echo "== round $round/$rounds: $mode, $name"
             case $mode in
             stdio) run_stdio "$name" "$round" ;;

@@ -17,7 +17,7 @@ MODES = {
     "stateful-c16": "streamable HTTP, stateful (one session, SSE replies), 16 connections",
     "stdio": "stdio, raw JSON-RPC pipe, one call at a time",
 }
-SERVERS = ["harness", "harness-rmcp", "bare-transport", "bare", "fastmcp"]
+SERVERS = ["harness", "harness-redis", "harness-rmcp", "bare-transport", "bare", "fastmcp"]
 SINGLE_CALL_MODES = {"stateless-c1", "stdio"}
 
 
@@ -78,7 +78,9 @@ def main():
         on_rmcp = per_round("harness-rmcp")
         for label, slow, fast in (("the harness's HTTP layer (bare-transport / bare)", transport, bare),
                                   ("guards and audit on rmcp's path (harness-rmcp / bare-transport)", on_rmcp, transport),
-                                  ("the fast path (harness-rmcp / harness)", on_rmcp, harness)):
+                                  ("the fast path (harness-rmcp / harness)", on_rmcp, harness),
+                                  ("the rate limit in Redis (harness-redis / harness; Redis's own CPU apart)",
+                                   per_round("harness-redis"), harness)):
             common = sorted(set(slow) & set(fast))
             if common:
                 share = median(slow[n]["requests_per_second"] / fast[n]["requests_per_second"]
@@ -89,6 +91,13 @@ def main():
                              and fast[n].get("cpu_us_per_call") is not None)
                 lines.append(f"{label}: {share:.1%} throughput, CPU added per call: "
                              f"{fmt(cpu, 1, ' µs')}")
+        redis = per_round("harness-redis")
+        common = sorted(set(redis) & set(harness))
+        if common:
+            added = median(redis[n]["p50_us"] - harness[n]["p50_us"] for n in common)
+            store_cpu = median(redis[n].get("redis_cpu_us_per_call") for n in common)
+            lines.append(f"the rate limit in Redis: p50 added {added:+.0f} µs; redis-server's own "
+                         f"CPU per call: {fmt(store_cpu, 1, ' µs')}")
         if harness and bare:
             common = sorted(set(harness) & set(bare))
             share = median(harness[n]["requests_per_second"] / bare[n]["requests_per_second"]

@@ -1,4 +1,4 @@
--- wrk script: every request is one MCP `tools/call echo` over streamable HTTP. With
+-- wrk script: every request is one MCP `tools/call echo` (or $MCP_TOOL) over streamable HTTP. With
 -- MCP_SESSION_ID set (stateful runs) the request joins that session. At the end it prints one
 -- JSON line, prefixed with WRK_JSON, for scripts/bench-e2e.sh.
 
@@ -11,7 +11,12 @@ local session = os.getenv("MCP_SESSION_ID")
 if session ~= nil and session ~= "" then
   wrk.headers["Mcp-Session-Id"] = session
 end
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}'
+-- MCP_TOOL names another tool taking `message` (harness-redis loads `echo_shared`).
+local tool = os.getenv("MCP_TOOL")
+if tool == nil or tool == "" then
+  tool = "echo"
+end
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool .. '","arguments":{"message":"hello"}}}'
 
 function done(summary, latency, requests)
   local errors = summary.errors

@@ -12,12 +12,17 @@ pub struct Echoed {
     message: String,
 }
 
+impl Echoed {
+    /// `{"message": message}`.
+    pub(crate) fn new(message: String) -> Self {
+        Self { message }
+    }
+}
+
 impl Echo for Toolbox {
     type Output = Echoed;
 
     async fn echo(&self, args: EchoArgs, _ctx: CallContext) -> Result<Echoed, ToolError> {
-        Ok(Echoed {
-            message: args.message,
-        })
+        Ok(Echoed::new(args.message))
     }
 }

@@ -1,6 +1,7 @@
 //! Tool bodies of the benchmark server.
 
 pub(crate) mod echo;
+pub(crate) mod echo_shared;
 pub(crate) mod list_orders;
 pub(crate) mod search_logs;
 
