@@ -3,7 +3,10 @@
 //! - `pipeline`: one `tools/call` through the whole guard pipeline (trace id, rate limit,
 //!   validation, timeout and panic capture around the body, tabular guard, line cap, tag and
 //!   control stripping, char cap, envelope), without and with the audit record written to a
-//!   file. The body hands back a prebuilt payload, built outside the timed region;
+//!   file, and with OpenTelemetry export on as well (`pipeline_audited_otlp`: a span and two
+//!   metric points per call, sent by the SDK's own threads to an endpoint nobody listens on).
+//!   With export off (the default) a call pays one `Option` check for it. The body hands back a
+//!   prebuilt payload, built outside the timed region;
 //! - `validator`: the generated validator alone, on valid and invalid arguments.
 //!
 //! `cargo bench -p harness-bench --bench guards`; `cargo test -p harness-bench --benches` runs
@@ -80,6 +83,26 @@ static AUDITED: LazyLock<Pipeline> = LazyLock::new(|| {
     pipeline
 });
 
+static AUDITED_OTLP: LazyLock<Pipeline> = LazyLock::new(|| {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port");
+    // SAFETY: set and removed while the pipeline is built, before any benchmark thread reads
+    // the environment.
+    unsafe { std::env::set_var("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{closed}")) };
+    let pipeline = Pipeline::new(&SERVER, TOOLS);
+    unsafe { std::env::remove_var("OTEL_EXPORTER_OTLP_ENDPOINT") };
+    assert!(pipeline.exports_telemetry(), "OTLP export starts");
+    let file = tempfile::Builder::new()
+        .prefix("harness-bench-")
+        .suffix(".jsonl")
+        .tempfile()
+        .expect("a temp file");
+    let log = AuditLog::open(file.path(), SERVER.audit).expect("the audit file opens");
+    assert!(pipeline.install_audit(log).is_ok(), "installed once");
+    pipeline
+});
+
 fn tool_index(name: &str) -> usize {
     TOOLS
         .iter()
@@ -129,6 +152,13 @@ fn pipeline(bencher: Bencher, payload: Payload) {
 #[divan::bench(args = PAYLOADS)]
 fn pipeline_audited(bencher: Bencher, payload: Payload) {
     run_pipeline(bencher, &AUDITED, payload);
+}
+
+/// The audited pipeline with OTLP export on (small results only: export does not depend on the
+/// payload).
+#[divan::bench]
+fn pipeline_audited_otlp(bencher: Bencher) {
+    run_pipeline(bencher, &AUDITED_OTLP, Payload::SmallJson);
 }
 
 mod validator {

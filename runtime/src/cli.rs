@@ -150,9 +150,9 @@ pub enum CliError {
     /// The manifest turns auth on but the token's variable is unset or empty.
     #[error(transparent)]
     MissingToken(#[from] crate::serve::MissingToken),
-    /// A rate limit kept in Redis has no usable Redis URL.
+    /// A rate limit kept in Redis has no usable Redis URL, or OTLP export cannot start.
     #[error(transparent)]
-    RateLimitStore(#[from] crate::guards::rate_limit::StoreError),
+    Setup(#[from] crate::pipeline::SetupError),
     /// A non-loopback bind without auth that the manifest does not allow.
     #[error(
         "refusing to serve {0} without auth: set [transport] auth_token_env, or allow_public_bind = true to accept the risk"
@@ -269,8 +269,12 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                 .map_err(CliError::Runtime)?;
             let reply = match url {
                 None => {
-                    server.pipeline().check_rate_limit_stores()?;
-                    runtime.block_on(crate::call::call_in_process(server, &tool, &arguments))?
+                    server.pipeline().check_setup()?;
+                    let pipeline = server.clone();
+                    let reply = runtime
+                        .block_on(crate::call::call_in_process(server, &tool, &arguments))?;
+                    pipeline.pipeline().flush_telemetry();
+                    reply
                 }
                 Some(url) => {
                     let spec = server.spec();
@@ -334,8 +338,9 @@ fn serve<S: GeneratedServer>(
         transport_spec.json_response = true;
     }
     // Every refusal (a public bind without auth, a missing token, a Redis-backed rate limit
-    // without its URL) comes before anything is created on disk.
-    server.pipeline().check_rate_limit_stores()?;
+    // without its URL, OTLP export that cannot start) comes before anything is created on
+    // disk.
+    server.pipeline().check_setup()?;
     let http = match kind {
         TransportKind::Stdio => None,
         TransportKind::StreamableHttp => Some(http_options(
@@ -373,6 +378,7 @@ fn serve<S: GeneratedServer>(
             }
         }
     });
+    server.pipeline().flush_telemetry();
     // Records are written whole as they happen; make them durable before exiting.
     if let Some(audit) = server.pipeline().audit()
         && let Err(error) = audit.sync()

@@ -38,9 +38,9 @@ pub enum EmbedError {
     /// The audit log cannot be opened: a server that cannot audit must not serve.
     #[error(transparent)]
     Audit(#[from] AuditError),
-    /// A rate limit kept in Redis has no usable Redis URL.
+    /// A rate limit kept in Redis has no usable Redis URL, or OTLP export cannot start.
     #[error(transparent)]
-    RateLimitStore(#[from] crate::guards::rate_limit::StoreError),
+    Setup(#[from] crate::pipeline::SetupError),
     /// The server was already given an audit log (it was mounted or served before).
     #[error("this server already has an audit log: mount a fresh one")]
     AlreadyAudited,
@@ -51,7 +51,9 @@ pub enum EmbedError {
 /// when its transport is `sse`) and health path, behind its Host, Origin and bearer checks.
 /// Every call is audited to `audit_path`, created (empty) before this returns. Cancelling
 /// `shutdown` ends the MCP sessions and event streams: cancel it where the application's
-/// graceful shutdown begins.
+/// graceful shutdown begins. With OTLP export on (the `otel` feature and
+/// `OTEL_EXPORTER_OTLP_ENDPOINT`), call `server.pipeline().flush_telemetry()` once the
+/// application has stopped, outside the async runtime, to send the last spans.
 pub fn router<S: GeneratedServer>(
     server: S,
     audit_path: &Path,
@@ -63,7 +65,7 @@ pub fn router<S: GeneratedServer>(
         TransportKind::StreamableHttp | TransportKind::Stdio => HttpTransport::StreamableHttp,
     };
     let options = HttpOptions::from_manifest(spec.transport, kind)?;
-    server.pipeline().check_rate_limit_stores()?;
+    server.pipeline().check_setup()?;
     let audit = AuditLog::open(audit_path, spec.audit)?;
     server
         .pipeline()

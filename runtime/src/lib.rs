@@ -28,6 +28,8 @@ pub mod serve;
 pub mod spec;
 pub mod sse;
 pub mod strict_json;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 pub mod trace;
 pub mod validate;
 pub mod verify;

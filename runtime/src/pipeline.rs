@@ -102,6 +102,21 @@ pub struct Pipeline {
     audit: OnceLock<AuditLog>,
     started: Instant,
     in_flight: std::sync::Arc<InFlight>,
+    /// Spans and metrics over OTLP, when the environment names a collector (or why not).
+    #[cfg(feature = "otel")]
+    telemetry: Result<Option<crate::telemetry::Telemetry>, String>,
+}
+
+/// Why a server cannot start serving: checked by `serve`, `call` and `embed::router` before
+/// anything else.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// A rate limit kept in Redis has no usable Redis URL.
+    #[error(transparent)]
+    RateLimitStore(#[from] StoreError),
+    /// OTLP export was asked for (OTEL_EXPORTER_OTLP_*) but cannot be set up.
+    #[error("{0}")]
+    Telemetry(String),
 }
 
 /// A call whose tool name the generated dispatcher is about to match.
@@ -288,21 +303,44 @@ impl Pipeline {
             audit: OnceLock::new(),
             started: Instant::now(),
             in_flight: std::sync::Arc::default(),
+            #[cfg(feature = "otel")]
+            telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
+                .map_err(|error| error.to_string()),
         }
     }
 
     /// Refuses to start a server whose rate limits cannot work at all (a Redis-backed limit
-    /// without its URL, or with a URL that does not parse). Redis being down is not such an
-    /// error: the manifest's `when_unreachable` answers each call then.
-    pub fn check_rate_limit_stores(&self) -> Result<(), StoreError> {
-        match self
+    /// without its URL, or with a URL that does not parse) or whose asked-for OTLP export
+    /// cannot start. Redis being down is not such an error: the manifest's
+    /// `when_unreachable` answers each call then.
+    pub fn check_setup(&self) -> Result<(), SetupError> {
+        if let Some(error) = self
             .tools
             .iter()
-            .filter_map(|tool| tool.limiter.as_ref()?.setup_error())
-            .next()
+            .find_map(|tool| tool.limiter.as_ref()?.setup_error())
         {
-            Some(error) => Err(error.clone()),
-            None => Ok(()),
+            return Err(error.clone().into());
+        }
+        #[cfg(feature = "otel")]
+        if let Err(error) = &self.telemetry {
+            return Err(SetupError::Telemetry(error.clone()));
+        }
+        Ok(())
+    }
+
+    /// Whether calls are exported over OTLP.
+    pub fn exports_telemetry(&self) -> bool {
+        #[cfg(feature = "otel")]
+        return matches!(self.telemetry, Ok(Some(_)));
+        #[cfg(not(feature = "otel"))]
+        false
+    }
+
+    /// Sends buffered spans and metrics (at shutdown; nothing when export is off).
+    pub fn flush_telemetry(&self) {
+        #[cfg(feature = "otel")]
+        if let Ok(Some(telemetry)) = &self.telemetry {
+            telemetry.shutdown();
         }
     }
 
@@ -355,10 +393,22 @@ impl Pipeline {
         let _running = self.in_flight.enter();
         let tool = &self.tools[index];
         let trace_id = trace_id_for(call.traceparent.as_deref());
+        let traceparent = if self.exports_telemetry() {
+            call.traceparent.clone()
+        } else {
+            None
+        };
         tool.counters.calls.fetch_add(1, Ordering::Relaxed);
         let outcome = self.guarded(tool, call, &trace_id, body).await;
         let duration = started.elapsed();
-        self.finish(tool, &trace_id, &outcome, duration);
+        if outcome.outcome != HarnessOutcome::Ok.as_str() {
+            tool.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        let trace = CallTrace {
+            id: &trace_id,
+            parent: traceparent.as_deref(),
+        };
+        self.record(tool.spec.name, &trace, &outcome, duration);
         outcome.result
     }
 
@@ -581,15 +631,9 @@ impl Pipeline {
         }
     }
 
-    fn finish(&self, tool: &ToolState, trace_id: &str, outcome: &Outcome, duration: Duration) {
-        if outcome.outcome != HarnessOutcome::Ok.as_str() {
-            tool.counters.errors.fetch_add(1, Ordering::Relaxed);
-        }
-        self.record(tool.spec.name, trace_id, outcome, duration);
-    }
-
-    /// Logs and audits one call's outcome.
-    fn record(&self, name: &str, trace_id: &str, outcome: &Outcome, duration: Duration) {
+    /// Logs, audits and exports one call's outcome.
+    fn record(&self, name: &str, trace: &CallTrace<'_>, outcome: &Outcome, duration: Duration) {
+        let trace_id = trace.id;
         let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
         let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
         // The audit records every call; the log shows failures by default and successes at
@@ -612,10 +656,25 @@ impl Pipeline {
                 "tools/call"
             );
         }
-        if let Some(audit) = self.audit.get() {
+        let audit = self.audit.get();
+        let digest =
+            (audit.is_some() || self.exports_telemetry()).then(|| args_sha256(&outcome.args));
+        #[cfg(feature = "otel")]
+        if let (Ok(Some(telemetry)), Some(digest)) = (&self.telemetry, &digest) {
+            telemetry.record(&crate::telemetry::FinishedCall {
+                tool: name,
+                outcome: &outcome.outcome,
+                error_code: outcome.error_code.as_deref(),
+                duration,
+                args_sha256: digest,
+                trace_id,
+                traceparent: trace.parent,
+            });
+        }
+        if let (Some(audit), Some(args_sha256)) = (audit, digest) {
             let record = AuditRecord {
                 tool: name,
-                args_sha256: args_sha256(&outcome.args),
+                args_sha256,
                 outcome: &outcome.outcome,
                 duration_ms,
                 trace_id,
@@ -640,9 +699,24 @@ impl Pipeline {
             args: Value::Object(call.arguments.unwrap_or_default()),
         };
         let shown = audited_tool_name(name);
-        self.record(&shown, &trace_id, &outcome, started.elapsed());
+        let trace = CallTrace {
+            id: &trace_id,
+            parent: call.traceparent.as_deref(),
+        };
+        self.record(&shown, &trace, &outcome, started.elapsed());
         error
     }
+}
+
+/// A call's trace: the audit's trace id and the client's `traceparent`, which an exported span
+/// continues.
+struct CallTrace<'a> {
+    id: &'a str,
+    #[cfg_attr(
+        not(feature = "otel"),
+        expect(dead_code, reason = "only OTLP export reads it")
+    )]
+    parent: Option<&'a str>,
 }
 
 /// A client-sent tool name as the audit records it: sanitized, at most 40 characters.

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use harness_runtime::__private::*;
 use harness_runtime::audit::AuditLog;
 use harness_runtime::guards::rate_limit::StoreError;
+use harness_runtime::pipeline::SetupError;
 use harness_runtime::spec::RateLimitStoreSpec;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -96,8 +97,11 @@ fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
         .unwrap();
 
     let unset = pipeline(UNSET, StoreUnreachable::Refuse);
-    let error = unset.check_rate_limit_stores().unwrap_err();
-    assert!(matches!(error, StoreError::MissingUrl { .. }));
+    let error = unset.check_setup().unwrap_err();
+    assert!(matches!(
+        error,
+        SetupError::RateLimitStore(StoreError::MissingUrl { .. })
+    ));
     assert_eq!(
         error.to_string(),
         "tool `paged` keeps its rate limit in Redis, but $HARNESS_TEST_REDIS_URL_UNSET is not set: set it to the Redis URL, e.g. HARNESS_TEST_REDIS_URL_UNSET=redis://127.0.0.1:6379/0"
@@ -107,8 +111,11 @@ fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
     assert_eq!((ending.as_str(), ran), ("RateLimitStoreUnavailable", false));
 
     let malformed = pipeline(MALFORMED, StoreUnreachable::Refuse);
-    let error = malformed.check_rate_limit_stores().unwrap_err();
-    assert!(matches!(error, StoreError::BadUrl { .. }), "{error}");
+    let error = malformed.check_setup().unwrap_err();
+    assert!(
+        matches!(error, SetupError::RateLimitStore(StoreError::BadUrl { .. })),
+        "{error}"
+    );
     assert!(
         error
             .to_string()
@@ -118,7 +125,7 @@ fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
 
     // Reachable URL, nobody listening: not a setup error; the policy decides each call.
     let refuse = pipeline(CLOSED, StoreUnreachable::Refuse);
-    refuse.check_rate_limit_stores().unwrap();
+    refuse.check_setup().unwrap();
     let (ending, ran, record) = runtime.block_on(run_once(&refuse));
     assert_eq!((ending.as_str(), ran), ("RateLimitStoreUnavailable", false));
     assert_eq!(record["outcome"], "rate_limit_unavailable");
