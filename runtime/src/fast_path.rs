@@ -11,6 +11,13 @@
 //! Everything else (initialize, ping, batches, responses, malformed bodies, unusual headers)
 //! goes on to rmcp unchanged. tests/fast_path.rs (examples/incident-monitor) sends one corpus
 //! to both paths and compares the answers.
+//!
+//! The commonest request of all, a `tools/call` with a name, arguments and at most a trace
+//! context in `_meta`, is read straight into its parts ([`PlainCall`]) instead of through
+//! rmcp's message enum, whose untagged variants buffer the whole message first. The plain
+//! form refuses anything it does not know (unknown members, other `_meta` keys), and
+//! whatever it refuses takes the general path, so it accepts a strict subset of what rmcp
+//! accepts and reads it the same way.
 
 use std::sync::Arc;
 
@@ -19,10 +26,14 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, ListToolsResult, ProtocolVersion,
+    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetMeta, JsonObject,
+    JsonRpcVersion2_0, ListToolsResult, MetaObject, ProtocolVersion, RequestId,
     ServerJsonRpcMessage, ServerResult,
 };
+use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
+
+use crate::ingress::DUPLICATE_KEYS_META;
 
 use crate::pipeline::Call;
 use crate::spec::GeneratedServer;
@@ -48,6 +59,14 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
         if method != Method::POST || !plain_headers(headers) {
             return None;
         }
+        if let Ok(plain) = serde_json::from_slice::<PlainCall>(body)
+            && plain.params.plain_meta()
+        {
+            let mut params = CallToolRequestParams::new(plain.params.name);
+            params.arguments = plain.params.arguments;
+            let meta = MetaObject(plain.params.meta.unwrap_or_default());
+            return Some(call_tool(self.clone(), plain.id, params, meta));
+        }
         let message: ClientJsonRpcMessage = match serde_json::from_slice(body) {
             Ok(message) => message,
             Err(_) => return refusal_by_the_spec(body),
@@ -69,21 +88,7 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
         let id = request.id;
         match request.request {
             ClientRequest::CallToolRequest(call) => {
-                let server = self.clone();
-                Some(Box::pin(async move {
-                    // A client that goes away cancels its call, as rmcp's path does.
-                    let cancellation = CancellationToken::new();
-                    let _cancel_on_drop = cancellation.clone().drop_guard();
-                    let (name, call) = Call::from_request(call.params, &meta, cancellation);
-                    let message = match server.dispatch(&name, call).await {
-                        Ok(response) => ServerJsonRpcMessage::response(
-                            for_legacy_peer(ServerResult::from(response)),
-                            id,
-                        ),
-                        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
-                    };
-                    json_response(&message)
-                }))
+                Some(call_tool(self.clone(), id, call.params, meta))
             }
             ClientRequest::ListToolsRequest(_) => {
                 let tools = ListToolsResult::with_all_items(self.tool_definitions().to_vec());
@@ -99,6 +104,73 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
             _ => None,
         }
     }
+}
+
+/// `{"jsonrpc":"2.0","id":...,"method":"tools/call","params":{"name":...,"arguments":{...}}}`
+/// and nothing else.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainCall {
+    #[serde(rename = "jsonrpc")]
+    _version: JsonRpcVersion2_0,
+    id: RequestId,
+    #[serde(rename = "method")]
+    _method: ToolsCall,
+    params: PlainCallParams,
+}
+
+/// The only method [`PlainCall`] reads.
+#[derive(Deserialize)]
+enum ToolsCall {
+    #[serde(rename = "tools/call")]
+    ToolsCall,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainCallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<JsonObject>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<JsonObject>,
+}
+
+impl PlainCallParams {
+    /// `_meta` holds only a trace context and the ingress's duplicate-key marks: nothing
+    /// (a protocol version, a progress token) that would make rmcp answer differently.
+    fn plain_meta(&self) -> bool {
+        self.meta.as_ref().is_none_or(|meta| {
+            meta.keys().all(|key| {
+                matches!(
+                    key.as_str(),
+                    "traceparent" | "tracestate" | DUPLICATE_KEYS_META
+                )
+            })
+        })
+    }
+}
+
+/// Runs a `tools/call` through the server's dispatcher and answers it as rmcp would.
+fn call_tool<S: GeneratedServer + Send + Sync + 'static>(
+    server: S,
+    id: RequestId,
+    params: CallToolRequestParams,
+    meta: MetaObject,
+) -> BoxFuture<'static, Response> {
+    Box::pin(async move {
+        // A client that goes away cancels its call, as rmcp's path does.
+        let cancellation = CancellationToken::new();
+        let _cancel_on_drop = cancellation.clone().drop_guard();
+        let (name, call) = Call::from_request(params, &meta, cancellation);
+        let message = match server.dispatch(&name, call).await {
+            Ok(response) => {
+                ServerJsonRpcMessage::response(for_legacy_peer(ServerResult::from(response)), id)
+            }
+            Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+        };
+        json_response(&message)
+    })
 }
 
 /// A body that is not JSON: 400 with a JSON-RPC parse error (-32700, no id), as the
@@ -218,4 +290,38 @@ pub(crate) async fn middleware(
         axum::body::Body::from(bytes),
     ))
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(body: &str) -> Option<PlainCall> {
+        serde_json::from_str::<PlainCall>(body)
+            .ok()
+            .filter(|call| call.params.plain_meta())
+    }
+
+    #[test]
+    fn the_plain_form_reads_a_plain_call_and_refuses_everything_else() {
+        let call = plain(
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t","arguments":{"x":1},"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}}"#,
+        )
+        .expect("plain");
+        assert_eq!(call.id, RequestId::String("a".into()));
+        assert_eq!(call.params.name, "t");
+        assert_eq!(call.params.arguments.unwrap()["x"], 1);
+        for other in [
+            // Another method, member, version or `_meta` key: the general path's to read.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"x":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"s"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#,
+        ] {
+            assert!(plain(other).is_none(), "{other}");
+        }
+    }
 }

@@ -104,6 +104,37 @@ fn corpus() -> Vec<Case> {
             "a per-request protocol version in _meta",
             r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":{"incident_id":42},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#,
         ),
+        // The edges of the plain `tools/call` form, which is read without rmcp's message enum
+        // and must refuse what it does not know (these go the general way).
+        post(
+            "a progress token in _meta",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":{"incident_id":42},"_meta":{"progressToken":"p1"}}}"#,
+        ),
+        post(
+            "an unknown member in params",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":{"incident_id":42},"requestState":"s"}}"#,
+        ),
+        post(
+            "an unknown top-level member",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":{"incident_id":42}},"extra":true}"#,
+        ),
+        post(
+            "jsonrpc 1.0",
+            r#"{"jsonrpc":"1.0","id":4,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":{"incident_id":42}}}"#,
+        ),
+        post(
+            "a repeated id member",
+            r#"{"jsonrpc":"2.0","id":4,"id":5,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":{"incident_id":42}}}"#,
+        ),
+        post(
+            "a tool name that is not a string",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":7,"arguments":{"incident_id":42}}}"#,
+        ),
+        post(
+            "null arguments",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_incident_snapshot","arguments":null}}"#,
+        ),
+        call_with_id("a float-form integer id", "4.0"),
         call_with_id("id 0", "0"),
         call_with_id("a negative id", "-7"),
         call_with_id("a large id", "18446744073709551615"),
@@ -319,6 +350,12 @@ const SPEC_DIFFERENCES: &[(&str, u16, i64, (u16, &str))] = &[
         (200, "-32601"),
     ),
     ("no tool name", 200, -32602, (200, "-32601")),
+    (
+        "a tool name that is not a string",
+        200,
+        -32602,
+        (200, "-32601"),
+    ),
     ("no params", 200, -32602, (200, "-32601")),
 ];
 
@@ -392,6 +429,12 @@ fn plain_requests_take_the_fast_path_and_nothing_else_does() {
         "no arguments",
         "an unknown tool",
         "a traceparent in _meta",
+        "a progress token in _meta",
+        "an unknown member in params",
+        "an unknown top-level member",
+        "a tool name that is not a string",
+        "null arguments",
+        "a float-form integer id",
         "id 0",
         "a negative id",
         "a string id",
