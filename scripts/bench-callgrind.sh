@@ -22,6 +22,9 @@ servers=${SERVERS:-harness harness-rmcp bare-transport bare}
 port=${BENCH_PORT:-8791}
 out=target/bench-callgrind
 mkdir -p "$out"
+# The benchmark server has a Redis-limited tool (`echo_shared`, bench-e2e's harness-redis) and
+# refuses to start without its URL; `echo`, counted here, never asks Redis.
+export HARNESS_REDIS_URL=redis://127.0.0.1:1/0
 
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "== installing valgrind"

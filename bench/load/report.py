@@ -17,7 +17,7 @@ MODES = {
     "stateful-c16": "streamable HTTP, stateful (one session, SSE replies), 16 connections",
     "stdio": "stdio, raw JSON-RPC pipe, one call at a time",
 }
-SERVERS = ["harness", "harness-redis", "harness-rmcp", "bare-transport", "bare", "fastmcp"]
+SERVERS = ["harness", "harness-redis", "harness-rmcp", "bare-transport", "bare", "floor", "fastmcp"]
 SINGLE_CALL_MODES = {"stateless-c1", "stdio"}
 
 
@@ -116,6 +116,23 @@ def main():
             # so the added-latency target is judged where one call is in flight at a time.
             if mode in SINGLE_CALL_MODES:
                 verdicts.append((mode, "p50 added < 10 µs", added < 10, f"{added:+.0f} µs"))
+        floor = per_round("floor")
+        common = sorted(set(harness) & set(bare))
+        if common and mode.startswith("stateless"):
+            times = median(harness[n]["requests_per_second"] / bare[n]["requests_per_second"]
+                           for n in common)
+            verdicts.append((mode, "harness >= 1.5x bare rmcp (stateless fast path)",
+                             times >= 1.5, f"{times:.2f}x"))
+        common = sorted(set(harness) & set(floor))
+        if common:
+            share = median(harness[n]["requests_per_second"] / floor[n]["requests_per_second"]
+                           for n in common)
+            bare_share = median(bare[n]["requests_per_second"] / floor[n]["requests_per_second"]
+                                for n in common if n in bare)
+            lines.append(f"harness / the hand-rolled floor: {share:.1%}; bare rmcp / the floor: "
+                         f"{fmt(bare_share and bare_share * 100, 1, '%')}")
+            verdicts.append((mode, "harness >= 50% of the hand-rolled floor", share >= 0.5,
+                             f"{share:.1%}"))
         if harness and fastmcp:
             common = sorted(set(harness) & set(fastmcp))
             times = median(harness[n]["requests_per_second"] / fastmcp[n]["requests_per_second"]

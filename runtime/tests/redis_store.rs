@@ -88,7 +88,7 @@ fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
     // SAFETY: this is the only test in this binary, and no other thread runs yet.
     unsafe {
         std::env::remove_var(UNSET);
-        std::env::set_var(MALFORMED, "http://127.0.0.1:6379");
+        std::env::set_var(MALFORMED, "redis://user:s3cret@127.0.0.1:notaport/0");
         std::env::set_var(CLOSED, format!("redis://127.0.0.1:{closed_port}/0"));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -121,6 +121,10 @@ fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
             .to_string()
             .starts_with("$HARNESS_TEST_REDIS_URL_MALFORMED is not a Redis URL"),
         "{error}"
+    );
+    assert!(
+        !error.to_string().contains("s3cret"),
+        "the password leaked: {error}"
     );
 
     // Reachable URL, nobody listening: not a setup error; the policy decides each call.

@@ -5,6 +5,10 @@
 //! `bench-bare stdio` or `bench-bare http --bind ADDR [--stateless] [--harness-transport]`
 //! (the MCP endpoint is `/mcp`; stateless answers with plain JSON, as the generated server's
 //! `--stateless` does).
+//!
+//! `bench-bare http --floor` is the floor: no MCP library at all, one axum route that reads a
+//! JSON-RPC `tools/call echo` with serde_json and writes the same reply by hand. What any
+//! server on this stack can do at best.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -48,7 +52,55 @@ enum Transport {
         /// rmcp service: separates the transport layer's cost from the guards'.
         #[arg(long)]
         harness_transport: bool,
+        /// The hand-rolled axum + serde_json route instead of rmcp (stateless only).
+        #[arg(long, conflicts_with = "harness_transport")]
+        floor: bool,
     },
+}
+
+/// A JSON-RPC request as the floor reads it.
+#[derive(serde::Deserialize)]
+struct FloorRequest {
+    id: Value,
+    method: String,
+    #[serde(default)]
+    params: Option<FloorParams>,
+}
+
+#[derive(serde::Deserialize)]
+struct FloorParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<JsonObject>,
+}
+
+/// The floor's whole server: `echo` as a JSON-RPC reply, anything else an error.
+async fn floor(body: axum::body::Bytes) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let reply = match serde_json::from_slice::<FloorRequest>(&body) {
+        Ok(request) => {
+            let message = request
+                .params
+                .as_ref()
+                .filter(|params| request.method == "tools/call" && params.name == "echo")
+                .and_then(|params| params.arguments.as_ref()?.get("message")?.as_str());
+            match message {
+                Some(message) => {
+                    let structured = json!({ "message": message });
+                    json!({"jsonrpc": "2.0", "id": request.id, "result": {
+                        "content": [{"type": "text", "text": structured.to_string()}],
+                        "structuredContent": structured,
+                        "isError": false,
+                    }})
+                }
+                None => json!({"jsonrpc": "2.0", "id": request.id,
+                    "error": {"code": -32602, "message": "only tools/call echo"}}),
+            }
+        }
+        Err(error) => json!({"jsonrpc": "2.0", "id": null,
+            "error": {"code": -32700, "message": error.to_string()}}),
+    };
+    axum::Json(reply).into_response()
 }
 
 /// The `echo` tool and nothing else.
@@ -123,7 +175,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Transport::Http {
             bind,
             stateless,
+            floor: true,
+            ..
+        } => {
+            if !stateless {
+                return Err("the floor serves stateless JSON only: add --stateless".into());
+            }
+            let router = axum::Router::new().route("/mcp", axum::routing::post(floor));
+            let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|stream| {
+                let _ = stream.set_nodelay(true);
+            });
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await?;
+        }
+        Transport::Http {
+            bind,
+            stateless,
             harness_transport: true,
+            ..
         } => {
             let mut transport = harness_bench::generated::SERVER.transport;
             transport.stateful = !stateless;
