@@ -1,7 +1,8 @@
 //! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
 //! execute (timeout, panics caught, cancellation honoured) -> tabular blockade -> line cap ->
-//! tag strip -> char cap -> envelope -> audit. Every outcome is answered, logged under the
-//! trace id, counted, and audited, including calls the tool body never saw.
+//! tag strip -> char cap -> envelope -> audit (and OTLP export, with the `otel` feature).
+//! Every outcome is answered, logged under the trace id, counted, and audited, including calls
+//! the tool body never saw.
 
 use std::any::Any;
 use std::borrow::Cow;

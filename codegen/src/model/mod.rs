@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::ident::{self, IdentError};
-use crate::manifest::{Guards, Manifest};
+use crate::manifest::{self, Guards, Manifest};
 use crate::manifest_path::ManifestPath;
 use crate::model::guards::resolve_guards;
 use crate::model::tools::builtin_tool;
@@ -81,6 +81,18 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
     "Sync",
     "Vec",
 ];
+
+impl Model {
+    /// Whether any tool keeps its rate limit in Redis (the runtime then needs its `redis`
+    /// feature).
+    pub fn uses_redis_rate_limits(&self) -> bool {
+        self.tools.iter().any(|tool| {
+            tool.guards
+                .rate_limit
+                .is_some_and(|limit| limit.backend == manifest::RateLimitBackend::Redis)
+        })
+    }
+}
 
 /// Builds the model from a parsed manifest and its text (files it names are read relative
 /// to `base_dir`), or returns every problem found.

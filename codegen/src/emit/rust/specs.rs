@@ -8,7 +8,6 @@ use crate::emit::rust::{contract_enum, int, opt, opt_str, opt_u64, raw_string, r
 use crate::emit::schema::input_schema;
 use crate::model::verifier::CheckModel;
 use crate::model::{GuardPolicy, Model, ToolModel};
-use harness_contract::RateLimitBackend;
 
 pub(super) fn server_spec(model: &Model) -> TokenStream {
     let rt = rt();
@@ -36,13 +35,10 @@ pub(super) fn server_spec(model: &Model) -> TokenStream {
     let when_unreachable = contract_enum(store.when_unreachable);
     let manifest_sha256 = &model.manifest_sha256;
     let tool_specs = model.tools.iter().map(tool_spec);
-    let uses_redis = model.tools.iter().any(|tool| {
-        tool.guards
-            .rate_limit
-            .is_some_and(|limit| limit.backend == RateLimitBackend::Redis)
-    });
     // Without the runtime's `redis` feature the build stops with how to turn it on.
-    let require_redis = uses_redis.then(|| quote!(#rt::require_redis_feature!();));
+    let require_redis = model
+        .uses_redis_rate_limits()
+        .then(|| quote!(#rt::require_redis_feature!();));
     quote! {
         #require_redis
         /// `[server]`, `[transport]`, `[audit]` and `[rate_limit_store]` of the manifest.
