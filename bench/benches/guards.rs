@@ -68,20 +68,7 @@ static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
 
 static PLAIN: LazyLock<Pipeline> = LazyLock::new(|| Pipeline::new(&SERVER, TOOLS));
 
-static AUDITED: LazyLock<Pipeline> = LazyLock::new(|| {
-    let pipeline = Pipeline::new(&SERVER, TOOLS);
-    // A static is never dropped, so nothing could delete the file at exit: it is unlinked
-    // when `file` drops at the end of this closure, and the log's own open handle keeps
-    // appending to it until the process ends and the space is freed.
-    let file = tempfile::Builder::new()
-        .prefix("harness-bench-")
-        .suffix(".jsonl")
-        .tempfile()
-        .expect("a temp file");
-    let log = AuditLog::open(file.path(), SERVER.audit).expect("the audit file opens");
-    assert!(pipeline.install_audit(log).is_ok(), "installed once");
-    pipeline
-});
+static AUDITED: LazyLock<Pipeline> = LazyLock::new(|| audited(Pipeline::new(&SERVER, TOOLS)));
 
 static AUDITED_OTLP: LazyLock<Pipeline> = LazyLock::new(|| {
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
@@ -93,6 +80,14 @@ static AUDITED_OTLP: LazyLock<Pipeline> = LazyLock::new(|| {
     let pipeline = Pipeline::new(&SERVER, TOOLS);
     unsafe { std::env::remove_var("OTEL_EXPORTER_OTLP_ENDPOINT") };
     assert!(pipeline.exports_telemetry(), "OTLP export starts");
+    audited(pipeline)
+});
+
+/// `pipeline` with its audit log installed.
+fn audited(pipeline: Pipeline) -> Pipeline {
+    // The pipelines live in statics, which are never dropped, so nothing could delete the file
+    // at exit: it is unlinked when `file` drops at the end of this function, and the log's own
+    // open handle keeps appending to it until the process ends and the space is freed.
     let file = tempfile::Builder::new()
         .prefix("harness-bench-")
         .suffix(".jsonl")
@@ -101,7 +96,7 @@ static AUDITED_OTLP: LazyLock<Pipeline> = LazyLock::new(|| {
     let log = AuditLog::open(file.path(), SERVER.audit).expect("the audit file opens");
     assert!(pipeline.install_audit(log).is_ok(), "installed once");
     pipeline
-});
+}
 
 fn tool_index(name: &str) -> usize {
     TOOLS

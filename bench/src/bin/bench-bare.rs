@@ -181,15 +181,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             if !stateless {
                 return Err("the floor serves stateless JSON only: add --stateless".into());
             }
-            let router = axum::Router::new().route("/mcp", axum::routing::post(floor));
-            let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|stream| {
-                let _ = stream.set_nodelay(true);
-            });
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
-                .await?;
+            serve_router(
+                bind,
+                axum::Router::new().route("/mcp", axum::routing::post(floor)),
+            )
+            .await?;
         }
         Transport::Http {
             bind,
@@ -216,18 +212,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
-            let router = axum::Router::new().nest_service("/mcp", service);
-            // As the generated server does: without TCP_NODELAY, a reply written in several
-            // pieces (SSE) waits out the client's delayed ACK, about 40 ms.
-            let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|stream| {
-                let _ = stream.set_nodelay(true);
-            });
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
-                .await?;
+            serve_router(bind, axum::Router::new().nest_service("/mcp", service)).await?;
         }
     }
     Ok(())
+}
+
+/// Serves `router` on `bind` until Ctrl-C.
+async fn serve_router(bind: SocketAddr, router: axum::Router) -> std::io::Result<()> {
+    // As the generated server does: without TCP_NODELAY, a reply written in several pieces
+    // (SSE) waits out the client's delayed ACK, about 40 ms.
+    let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
 }
