@@ -106,24 +106,28 @@ impl Telemetry {
         }
         let error =
             |error: opentelemetry_otlp::ExporterBuildError| TelemetryError(error.to_string());
-        let resource = Resource::builder()
-            .with_service_name(service)
-            .with_attribute(KeyValue::new("service.version", version))
-            .build();
-        let spans = opentelemetry_otlp::SpanExporter::builder()
+        // The builder's detectors read OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; the
+        // server's own name is the default, not an override.
+        let mut resource =
+            Resource::builder().with_attribute(KeyValue::new("service.version", version));
+        if std::env::var_os("OTEL_SERVICE_NAME").is_none_or(|name| name.is_empty()) {
+            resource = resource.with_service_name(service);
+        }
+        let resource = resource.build();
+        let span_exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
             .build()
             .map_err(error)?;
         let tracer_provider = SdkTracerProvider::builder()
-            .with_batch_exporter(spans)
+            .with_batch_exporter(span_exporter)
             .with_resource(resource.clone())
             .build();
-        let metrics = opentelemetry_otlp::MetricExporter::builder()
+        let metric_exporter = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
             .build()
             .map_err(error)?;
         let meter_provider = SdkMeterProvider::builder()
-            .with_reader(PeriodicReader::builder(metrics).build())
+            .with_reader(PeriodicReader::builder(metric_exporter).build())
             .with_resource(resource)
             .build();
         let tracer = tracer_provider.tracer("harness-runtime");

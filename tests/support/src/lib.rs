@@ -304,7 +304,7 @@ impl RedisServer {
         }
     }
 
-    /// Kills Redis (as a crash would) and waits until the port no longer answers.
+    /// Kills Redis (as a crash would) and waits for the process to exit.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
