@@ -207,7 +207,6 @@ async fn spans_continue_the_callers_trace_and_metrics_count_outcomes() {
     wait_for("two spans", || spans(&received).len() >= 2).await;
     let spans = spans(&received);
     assert_eq!(spans.len(), 2, "one span per call");
-    drop(server);
     let records = audit_records(&audit);
 
     let (joined, resource) = spans
