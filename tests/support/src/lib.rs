@@ -133,10 +133,7 @@ impl HttpServer {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let child = std::process::Command::new(binary)
             .args(["serve", "--transport", "streamable-http", "--bind"])
             .arg(format!("127.0.0.1:{port}"))
@@ -266,10 +263,7 @@ pub struct RedisServer {
 impl RedisServer {
     /// Starts Redis on a free port and waits until it answers PING.
     pub fn start_new() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let mut redis = Self { child: None, port };
         redis.start();
         redis
@@ -327,4 +321,12 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// A loopback port nothing listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
 }
