@@ -28,7 +28,8 @@
 #   BENCH_PROFILE=debug BENCH_SECONDS=1 BENCH_ROUNDS=1 ./scripts/bench-e2e.sh   # smoke test
 #
 # Installs what it needs: wrk (apt-get, as root or with sudo) and a Python >= 3.10 venv with
-# FastMCP (target/bench-venv). Results: target/bench-e2e/results.jsonl and report.md.
+# FastMCP (target/bench-venv; `--venv` makes only that). Results: target/bench-e2e/results.jsonl
+# and report.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +51,32 @@ die() {
 }
 
 # ---- set-up -------------------------------------------------------------------------------
+# The FastMCP venv, at target/'s real path (its scripts name it; see scripts/python-venvs.sh).
+mkdir -p target
+venv=$(cd target && pwd -P)/bench-venv
+bench_venv() {
+    if ! "$venv/bin/python" -c 'import fastmcp, uvicorn, uvloop, httptools' 2>/dev/null \
+        || [[ "$(head -n 1 "$venv/bin/uvicorn" 2>/dev/null)" != "#!$venv/bin/python"* ]]; then
+        echo "== installing FastMCP into $venv"
+        python=""
+        for candidate in python3.12 python3.13 python3.11 /root/.pyenv/versions/3.1[123]*/bin/python3 python3; do
+            if command -v "$candidate" >/dev/null 2>&1 \
+                && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+                python="$candidate"
+                break
+            fi
+        done
+        [ -n "$python" ] || die "FastMCP needs Python >= 3.10 and none was found"
+        "$python" -m venv --clear "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check \
+            fastmcp==4.2.3 uvicorn==0.54.0 uvloop==0.23.0 httptools==0.9.0
+    fi
+}
+# `bench-e2e.sh --venv` makes the FastMCP venv and stops (.ci/run does it while it compiles).
+if [ "${1:-}" = --venv ]; then
+    bench_venv
+    exit 0
+fi
 if ! command -v wrk >/dev/null 2>&1; then
     echo "== installing wrk"
     if [ "$(id -u)" = 0 ]; then
@@ -78,31 +105,17 @@ if [ "$(nproc)" -lt 2 ]; then
     die "needs two CPUs: one for the server, one for the load generator"
 fi
 
-venv=target/bench-venv
-case " $servers " in *" fastmcp "*)
-    if ! "$venv/bin/python" -c 'import fastmcp, uvicorn, uvloop, httptools' 2>/dev/null; then
-        echo "== installing FastMCP into $venv"
-        python=""
-        for candidate in python3.12 python3.13 python3.11 /root/.pyenv/versions/3.1[123]*/bin/python3 python3; do
-            if command -v "$candidate" >/dev/null 2>&1 \
-                && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-                python="$candidate"
-                break
-            fi
-        done
-        [ -n "$python" ] || die "FastMCP needs Python >= 3.10 and none was found"
-        "$python" -m venv "$venv"
-        "$venv/bin/pip" install --quiet --disable-pip-version-check \
-            fastmcp==4.2.3 uvicorn==0.54.0 uvloop==0.23.0 httptools==0.9.0
-    fi
-    ;;
-esac
+case " $servers " in *" fastmcp "*) bench_venv ;; esac
 
 echo "== building the benchmark servers ($profile)"
 if [ "$profile" = release ]; then
     cargo build --release --locked --quiet -p harness-bench --bins
 else
-    cargo build --locked --quiet -p harness-bench --bins
+    # In debug, the servers as the bench targets' test build makes them (with the test
+    # command's features): after `cargo test --workspace --bench '*'` (CI's smoke run) this
+    # compiles nothing, where `cargo build -p harness-bench` resolves other features and
+    # builds some 140 crates again.
+    cargo test --workspace --locked --quiet --bench '*' --no-run
 fi
 bin="target/$profile"
 

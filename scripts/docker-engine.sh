@@ -5,7 +5,8 @@
 #     $DOCKER_CONFIG/cli-plugins (bookworm's docker-compose is v1 and has no buildx);
 #   - Compose v1 (`docker-compose`, 1.29) from bookworm, so both spellings are supported;
 #   - a Debian base image with python3 (debootstrap + docker import), cached under
-#     target/docker-cache so a warm run imports it in seconds.
+#     target/docker-cache so a warm run imports it in seconds (under .ci/run, target/ links
+#     into a cache outside the clone, so the tarball and the plugins outlive the clone).
 # Idempotent: every step is skipped when its result is already there.
 # Prints `export DOCKER_CONFIG=...` for the caller to eval.
 set -euo pipefail
@@ -38,7 +39,8 @@ fi
 if ! docker info >/dev/null 2>&1; then
     need_root
     log "starting dockerd"
-    nohup dockerd >"$cache/dockerd.log" 2>&1 &
+    # In a session of its own: it outlives the caller (and a CI run's background job).
+    setsid nohup dockerd >"$cache/dockerd.log" 2>&1 </dev/null &
     for _ in $(seq 1 60); do
         docker info >/dev/null 2>&1 && break
         sleep 1

@@ -2,6 +2,10 @@
 # the two venvs in target/ the first time: target/harbor-venv (harbor==0.18.0, which pins its
 # own dependencies) and target/mcp-venv (the official MCP client, mcp==2.3.0, and httpx).
 # Sets $python, $harbor_venv and $mcp_venv.
+#
+# A venv's scripts (bin/pip, bin/harbor) name its path in their #! line, so the venvs are
+# made at target/'s real path: under .ci/run, target/ links into a cache outside the clone
+# that outlives it, and the next clone's link reaches the same venvs.
 
 python=""
 for candidate in python3.12 /root/.pyenv/versions/3.12*/bin/python3 python3.13 /root/.pyenv/versions/3.13*/bin/python3; do
@@ -15,15 +19,17 @@ if [ -z "$python" ]; then
     echo "error: Harbor needs Python >= 3.12 and none was found" >&2
     exit 1
 fi
-harbor_venv=target/harbor-venv
-if ! "$harbor_venv/bin/python" -c 'import harbor' 2>/dev/null; then
-    "$python" -m venv "$harbor_venv"
+mkdir -p target
+venv_root=$(cd target && pwd -P)
+harbor_venv=$venv_root/harbor-venv
+# (A venv made at another path, whose scripts name that path, is made again.)
+if ! "$harbor_venv/bin/python" -c 'import harbor' 2>/dev/null \
+    || [[ "$(head -n 1 "$harbor_venv/bin/harbor" 2>/dev/null)" != "#!$harbor_venv/bin/python"* ]]; then
+    "$python" -m venv --clear "$harbor_venv"
     "$harbor_venv/bin/pip" install --quiet --disable-pip-version-check harbor==0.18.0
 fi
-mcp_venv=target/mcp-venv
+mcp_venv=$venv_root/mcp-venv
 if ! "$mcp_venv/bin/python" -c 'import mcp, httpx' 2>/dev/null; then
-    "$python" -m venv "$mcp_venv"
+    "$python" -m venv --clear "$mcp_venv"
     "$mcp_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1
 fi
-harbor_venv=$PWD/$harbor_venv
-mcp_venv=$PWD/$mcp_venv

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The test command: every Rust test, then the generated Harbor task loaded by Harbor's own
-# models (Python 3.12 and `pip install harbor==0.18.0` into target/harbor-venv, once).
+# The test command: every Rust test, then the same for the feature set that ships, then the
+# generated Harbor task loaded by Harbor's own models (Python 3.12 and `pip install
+# harbor==0.18.0` into a venv under target/, once), the transports through the official
+# Python MCP client, and the secrets scan of the bundle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+started=$(date +%s)
+step() { echo "-- test.sh: $1 ($(($(date +%s) - started)) s in)"; }
 
 # The shared rate-limit tests (examples/paging) start their own redis-server on loopback:
 # Debian's package, installed once.
@@ -16,15 +21,48 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
   fi
 fi
 
+step "cargo test --workspace"
 cargo test --workspace --locked
 
-# Python >= 3.12 and the Harbor and MCP-client venvs in target/, made once.
+# The workspace build unifies features: examples/paging and the benchmarks turn the
+# runtime's `redis` and `otel` on, so every test above runs with them. The bundle's static
+# binary (incident-monitor; the root package's for `make static`) is built alone, without
+# them. Built alone too, these packages resolve to what ships: the runtime's own tests and
+# the two servers' tests run again with the runtime as it ships.
+shipped=(-p harness-runtime -p incident-monitor -p mcp-agent-harness)
+runtime_features() {
+    cargo tree --locked "$@" -i harness-runtime --prefix none \
+        | grep -o 'harness-runtime feature "[^"]*"' | sort -u | tr '\n' ' '
+}
+tested=$(runtime_features "${shipped[@]}" -e features)
+for binary in incident-monitor mcp-agent-harness; do
+    built=$(runtime_features -p "$binary" -e normal,build,features)
+    if [ "$tested" != "$built" ]; then
+        echo "scripts/test.sh: the shipped-feature test run would build the runtime with $tested but $binary ships with $built" >&2
+        exit 1
+    fi
+done
+case "$tested" in
+    *'"redis"'* | *'"otel"'*)
+        echo "scripts/test.sh: the shipped feature set turns on $tested; this run was meant to test without redis and otel" >&2
+        exit 1
+        ;;
+esac
+step "cargo test ${shipped[*]} (the shipped feature set: ${tested% })"
+cargo test --locked "${shipped[@]}"
+
+# Python >= 3.12 and the Harbor and MCP-client venvs, made once.
 . scripts/python-venvs.sh
+step "the generated task through Harbor's models"
 rm -rf target/harbor-check
-cargo run --locked --quiet -p harness-codegen -- generate --out target/harbor-check >/dev/null
+# harness-codegen as `cargo test --workspace` built it (a `cargo run` here would resolve the
+# package's features alone and build it again).
+target/debug/harness-codegen generate --out target/harbor-check >/dev/null
 "$harbor_venv/bin/python" scripts/harbor_check.py target/harbor-check/bundle
 
 # The three transports and the HTTP security through the official Python MCP client, against
-# the binaries `cargo test` just built.
+# the binaries `cargo test` just built (the incident monitor's with the shipped features).
+step "the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_transports.py target/debug
 ./scripts/scan_secrets.sh target/harbor-check/bundle
+step "done"
