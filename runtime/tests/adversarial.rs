@@ -2,11 +2,13 @@
 //! nesting, splicing, case, confusables, control and invisible characters, huge inputs,
 //! JSON-looking payloads, plain "ignore previous instructions" text), run through the real
 //! pipeline as a text result, inside a structured result and as a tool's error message; and
-//! its invariants as properties: a fixed point whose output holds no construct it removes.
+//! its invariants as properties: a fixed point whose output is what the independent oracle
+//! (harness_test_support::strip_oracle) says the strip promises: no construct it removes, no
+//! block contents kept, nothing it keeps removed.
 
 use harness_runtime::__private::*;
 use harness_runtime::guards::strip::{sanitize, strip_hidden};
-use harness_runtime::guards::strip_oracle::find_leak;
+use harness_test_support::strip_oracle::{expected_strip, find_leak, is_plain, only_removes};
 use proptest::prelude::*;
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
@@ -56,9 +58,31 @@ fn text_of(result: &CallToolResult) -> String {
     result.content[0].as_text().expect("text").text.clone()
 }
 
+/// Every string in `value`, object keys included: checked one by one, not through the JSON
+/// text, where control characters are `\u001b`-escaped and out of the oracle's sight.
+fn strings_in(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::String(text) => into.push(text.clone()),
+        Value::Array(items) => items.iter().for_each(|item| strings_in(item, into)),
+        Value::Object(object) => {
+            for (key, item) in object {
+                into.push(key.clone());
+                strings_in(item, into);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Text without `<` and without anything the strip hides (newline and tab aside).
+const PLAIN: &str = concat!(
+    r"(?:[\n\t]|[^<\p{Cc}\p{Default_Ignorable_Code_Point}",
+    r"\x{2028}\x{2029}\x{fff9}-\x{fffb}]){0,64}"
+);
+
 /// The three ways an untrusted string reaches the model: as the result, inside a
-/// structured result, and as the message of a tool's error.
-async fn through_pipeline(pipeline: &Pipeline, input: &str) -> [String; 3] {
+/// structured result (its key and its value, each), and as the message of a tool's error.
+async fn through_pipeline(pipeline: &Pipeline, input: &str) -> [Vec<String>; 3] {
     let run = |output: Result<Value, ToolError>| async {
         let call = Call::new(None, None, CancellationToken::new());
         pipeline
@@ -74,10 +98,25 @@ async fn through_pipeline(pipeline: &Pipeline, input: &str) -> [String; 3] {
         .as_str()
         .expect("message")
         .to_owned();
+    // The text block is the structured value's JSON, nothing more.
+    assert_eq!(
+        serde_json::from_str::<Value>(&text_of(&structured)).expect("JSON text"),
+        structured_value
+    );
+    // The value of `log` and the other key are the input; `log` and `1` are the body's own.
+    let mut structured_strings = Vec::new();
+    for (key, item) in structured_value.as_object().expect("an object") {
+        if key == "log" {
+            strings_in(item, &mut structured_strings);
+        } else {
+            assert_eq!(*item, json!(1), "{structured_value}");
+            structured_strings.push(key.clone());
+        }
+    }
     [
-        text_of(&plain),
-        serde_json::to_string(&structured_value).unwrap() + &text_of(&structured),
-        error_message,
+        vec![text_of(&plain)],
+        structured_strings,
+        vec![error_message],
     ]
 }
 
@@ -88,11 +127,12 @@ async fn the_adversarial_corpus_has_no_passthrough() {
     assert!(entries.len() >= 150, "{} strings", entries.len());
     let mut passthrough = Vec::new();
     for entry in &entries {
-        for (form, output) in ["text", "structured", "error"]
+        let forms = ["text", "structured", "error"]
             .into_iter()
             .zip(through_pipeline(&pipeline, &entry.input).await)
-        {
-            let problem = find_leak(&output)
+            .flat_map(|(form, outputs)| outputs.into_iter().map(move |output| (form, output)));
+        for (form, output) in forms {
+            let problem = find_leak(&entry.input, &output)
                 .or_else(|| {
                     (!entry.left && output.contains("PWNED")).then(|| "payload kept".to_owned())
                 })
@@ -165,7 +205,7 @@ proptest! {
     fn the_strip_is_a_fixed_point_and_leaves_no_construct(input in markup()) {
         let once = sanitize(&input, true).into_owned();
         prop_assert_eq!(sanitize(&once, true), once.as_str());
-        prop_assert_eq!(find_leak(&once), None, "input {:?} gave {:?}", input, once);
+        prop_assert_eq!(find_leak(&input, &once), None, "input {:?} gave {:?}", input, once);
     }
 
     #[test]
@@ -176,12 +216,32 @@ proptest! {
         for c in once.chars() {
             prop_assert!(rest.any(|kept| kept == c), "{:?} is not a subsequence of {:?}", once, visible);
         }
+        // Without tag stripping, exactly the hidden characters go.
+        let hidden_only = sanitize(&input, false);
+        prop_assert_eq!(hidden_only.as_ref(), expected_strip(&input, false));
+        prop_assert!(only_removes(&input, &hidden_only));
     }
 
     #[test]
     fn arbitrary_text_never_panics_and_stays_clean(input in any::<String>()) {
         let once = sanitize(&input, true).into_owned();
         prop_assert_eq!(sanitize(&once, true), once.as_str());
-        prop_assert_eq!(find_leak(&once), None);
+        prop_assert_eq!(find_leak(&input, &once), None);
     }
+
+    #[test]
+    fn text_with_nothing_to_strip_comes_back_unchanged(input in PLAIN) {
+        prop_assume!(is_plain(&input));
+        prop_assert_eq!(sanitize(&input, true), input.as_str());
+    }
+}
+
+/// Found by the fuzzer: a Unicode space after a tag name once ended the name and left a tag
+/// the oracle (and a model) reads as one.
+#[test]
+fn a_fuzzed_tag_with_unicode_spaces_and_controls_leaves_nothing() {
+    let fuzzed = "<SYS\u{2001}\t\t\t\t\t\t\t\t\t\t\0\0\0\0\0A> \u{1}\0\0/N /\t\t0\tT\t\tE&P/Y";
+    let once = sanitize(fuzzed, true);
+    assert_eq!(find_leak(fuzzed, &once), None, "{once:?}");
+    assert_eq!(sanitize(&once, true), once);
 }

@@ -8,7 +8,6 @@ pub mod rate_limit;
 #[cfg(feature = "redis")]
 pub mod redis_window;
 pub mod strip;
-pub mod strip_oracle;
 pub mod tabular;
 
 use std::borrow::Cow;

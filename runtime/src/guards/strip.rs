@@ -420,14 +420,8 @@ mod tests {
             strip_tag_blocks("text </SYSTEM foo=1> more </b/> end"),
             "text  more  end"
         );
-        let fuzzed = "<SYS\u{2001}\t\t\t\t\t\t\t\t\t\t\0\0\0\0\0A> \u{1}\0\0/N /\t\t0\tT\t\tE&P/Y";
-        let once = sanitize(fuzzed, true);
-        assert_eq!(
-            crate::guards::strip_oracle::find_leak(&once),
-            None,
-            "{once:?}"
-        );
-        assert_eq!(sanitize(&once, true), once);
+        // The fuzzer's input that found it is checked against the oracle in
+        // runtime/tests/adversarial.rs.
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Test helpers shared by the end-to-end tests of every generated server: start the binary
 //! over stdio or streamable HTTP with its own audit file, connect rmcp's real MCP client,
-//! and call tools.
+//! and call tools; and [`strip_oracle`], what the tag strip promises, for the runtime's tests
+//! and the fuzz target.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -14,6 +15,8 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
+
+pub mod strip_oracle;
 
 /// The bearer token test servers get (as `OPS_AGENT_TOKEN`) and test clients send; servers
 /// without auth ignore it.
