@@ -19,8 +19,8 @@ use harness_bench::generated::{EchoArgs, ListOrdersArgs, SERVER, SearchLogsArgs,
 use harness_bench::payloads;
 use harness_runtime::ToolError;
 use harness_runtime::audit::AuditLog;
-use harness_runtime::pipeline::{Call, Pipeline};
 use harness_runtime::validate::{FromArguments, JsonObject};
+use harness_runtime::{Call, Pipeline};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;

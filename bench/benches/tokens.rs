@@ -11,7 +11,7 @@
 use harness_bench::generated::{EchoArgs, ListOrdersArgs, SERVER, TOOLS};
 use harness_bench::payloads;
 use harness_runtime::ToolError;
-use harness_runtime::pipeline::{Call, Pipeline};
+use harness_runtime::{Call, Pipeline};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;

@@ -8,7 +8,7 @@
 use std::sync::LazyLock;
 
 use harness_fixtures::all_types;
-use harness_runtime::__private::{FromArguments, JsonObject};
+use harness_runtime::validate::{FromArguments, JsonObject};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

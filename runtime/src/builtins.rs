@@ -1,27 +1,10 @@
 //! The built-in tools (`[server] register_builtins`): `health`, `ping` and `diagnostics`.
 //! They are read-only and go through the same guard pipeline as every other tool.
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::pipeline::Pipeline;
-use crate::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, reject_unknown_fields};
-
-/// The arguments of a tool that takes none: any field is refused.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct NoArguments {}
-
-impl FromArguments for NoArguments {
-    fn from_arguments(
-        object: &JsonObject,
-        path: ArgPath<'_>,
-        errors: &mut ArgErrors,
-    ) -> Option<Self> {
-        reject_unknown_fields(object, path, &[], errors);
-        Some(NoArguments {})
-    }
-}
 
 /// `health`: `{"status":"ok"}` while the server serves.
 pub async fn health() -> Result<Value, ToolError> {

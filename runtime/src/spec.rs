@@ -1,20 +1,16 @@
-//! What generated code provides: static descriptions of the server, its transport and its
-//! tools, and the [`GeneratedServer`] trait the command line drives it through.
+//! Static descriptions of a server as the manifest states them: its transport, its tools and
+//! their guards. Generated code fills them in as `static`s; the pipeline and the transports
+//! read them.
 
 use std::sync::Arc;
 
 use harness_contract::transport::defaults;
-use rmcp::ServerHandler;
 use rmcp::model::{Implementation, InitializeResult, ServerCapabilities, Tool, ToolAnnotations};
 
 use crate::audit::AuditSpec;
-use crate::bundle::BundleSpec;
-use crate::guards::tabular::TabularAction;
-use crate::pipeline::Pipeline;
 use crate::validate::JsonObject;
-use crate::verify::VerifierSpec;
 
-pub use harness_contract::{RateLimitBackend, StoreUnreachable, TransportKind};
+pub use harness_contract::{RateLimitBackend, StoreUnreachable, TabularAction, TransportKind};
 
 /// The `[transport]` table of the manifest.
 #[derive(Debug, Clone, Copy)]
@@ -234,27 +230,23 @@ impl ToolSpec {
     }
 }
 
-/// What the CLI needs from a generated server.
-pub trait GeneratedServer: ServerHandler + Clone {
-    /// The manifest's `[server]`, `[transport]` and `[audit]`.
-    fn spec(&self) -> &'static ServerSpec;
-    /// The manifest's tools.
-    fn tool_specs(&self) -> &'static [ToolSpec];
-    /// The guard pipeline every call goes through.
-    fn pipeline(&self) -> &Pipeline;
-    /// The Harbor task directory generated with the server.
-    fn bundle(&self) -> &'static BundleSpec;
-    /// The verifier's checks.
-    fn verifier(&self) -> &'static VerifierSpec;
-    /// What `tools/list` publishes.
-    fn tool_definitions(&self) -> &[rmcp::model::Tool];
-    /// Runs `tools/call` of `name` through the pipeline: what `call_tool` does once rmcp
-    /// has split the request, and what the stateless fast path calls directly.
-    fn dispatch(
-        &self,
-        name: &str,
-        call: crate::pipeline::Call,
-    ) -> impl std::future::Future<
-        Output = Result<rmcp::model::CallToolResponse, rmcp::model::ErrorData>,
-    > + Send;
+/// One file of the embedded bundle.
+#[derive(Debug, Clone, Copy)]
+pub struct BundleFile {
+    /// Path inside the bundle.
+    pub path: &'static str,
+    /// Contents.
+    pub contents: &'static str,
+    /// Written with mode 0755.
+    pub executable: bool,
+}
+
+/// The embedded bundle.
+#[derive(Debug, Clone, Copy)]
+pub struct BundleSpec {
+    /// Every generated file.
+    pub files: &'static [BundleFile],
+    /// Where the server binary goes inside the bundle (the sidecar's and the verifier's
+    /// build contexts).
+    pub binary_paths: &'static [&'static str],
 }

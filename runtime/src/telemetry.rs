@@ -30,36 +30,36 @@ const ENDPOINT_VARIABLES: [&str; 3] = [
 ];
 
 /// Span and metric attribute names.
-pub mod attributes {
+pub(crate) mod attributes {
     /// The tool called, as the audit records it.
-    pub const TOOL: &str = "mcp.tool.name";
+    pub(crate) const TOOL: &str = "mcp.tool.name";
     /// The audit outcome (`ok`, `rate_limited`, ...).
-    pub const OUTCOME: &str = "harness.outcome";
+    pub(crate) const OUTCOME: &str = "harness.outcome";
     /// The envelope's error_code, on failed calls.
-    pub const ERROR_CODE: &str = "harness.error_code";
+    pub(crate) const ERROR_CODE: &str = "harness.error_code";
     /// How long the call took, in milliseconds.
-    pub const DURATION_MS: &str = "harness.duration_ms";
+    pub(crate) const DURATION_MS: &str = "harness.duration_ms";
     /// The audit record's digest of the arguments.
-    pub const ARGS_SHA256: &str = "harness.args_sha256";
+    pub(crate) const ARGS_SHA256: &str = "harness.args_sha256";
     /// The audit record's trace id (`mcp-` and 8 hex digits).
-    pub const TRACE_ID: &str = "harness.trace_id";
+    pub(crate) const TRACE_ID: &str = "harness.trace_id";
 }
 
 /// Metric names.
-pub mod metrics {
+pub(crate) mod metrics {
     /// Calls, by tool and outcome.
-    pub const CALLS: &str = "harness.tool.calls";
+    pub(crate) const CALLS: &str = "harness.tool.calls";
     /// Call duration in seconds, by tool and outcome.
-    pub const DURATION: &str = "harness.tool.duration";
+    pub(crate) const DURATION: &str = "harness.tool.duration";
 }
 
 /// Export could not be set up.
 #[derive(Debug, thiserror::Error)]
 #[error("OpenTelemetry export cannot start: {0}")]
-pub struct TelemetryError(String);
+pub(crate) struct TelemetryError(String);
 
 /// The exporters of one server.
-pub struct Telemetry {
+pub(crate) struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
     tracer: SdkTracer,
@@ -75,7 +75,7 @@ impl std::fmt::Debug for Telemetry {
 
 /// One finished call, as exported.
 #[derive(Debug)]
-pub struct FinishedCall<'a> {
+pub(crate) struct FinishedCall<'a> {
     /// Tool name.
     pub tool: &'a str,
     /// The audit outcome.
@@ -94,7 +94,7 @@ pub struct FinishedCall<'a> {
 
 impl Telemetry {
     /// Export for `service` when the environment names an OTLP endpoint; `None` otherwise.
-    pub fn from_env(
+    pub(crate) fn from_env(
         service: &'static str,
         version: &'static str,
     ) -> Result<Option<Self>, TelemetryError> {
@@ -152,7 +152,7 @@ impl Telemetry {
 
     /// Exports one call: its span (a child of the client's `traceparent` when valid) and its
     /// metrics.
-    pub fn record(&self, call: &FinishedCall<'_>) {
+    pub(crate) fn record(&self, call: &FinishedCall<'_>) {
         let mut labels = vec![
             KeyValue::new(attributes::TOOL, call.tool.to_owned()),
             KeyValue::new(attributes::OUTCOME, call.outcome.to_owned()),
@@ -201,7 +201,7 @@ impl Telemetry {
     }
 
     /// Sends what is buffered and stops the exporters (at shutdown).
-    pub fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         if let Err(error) = self.tracer_provider.shutdown() {
             tracing::warn!(%error, "OpenTelemetry spans not flushed");
         }

@@ -4,12 +4,12 @@
 
 /// A fresh trace id such as `mcp-3a1b4c9e` (from a thread-local generator seeded by the OS:
 /// trace ids correlate logs, they are not secrets).
-pub fn new_trace_id() -> String {
+pub(crate) fn new_trace_id() -> String {
     format!("mcp-{:08x}", rand::random::<u32>())
 }
 
 /// The 32-hex trace id of a valid W3C `traceparent` (`00-<trace-id>-<parent-id>-<flags>`).
-pub fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
+pub(crate) fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
     let mut parts = traceparent.trim().split('-');
     let (version, trace_id, parent_id, flags) =
         (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
@@ -31,7 +31,7 @@ pub fn trace_id_from_traceparent(traceparent: &str) -> Option<&str> {
 }
 
 /// The trace id for a call: the client's W3C trace id when it sent a valid one.
-pub fn trace_id_for(traceparent: Option<&str>) -> String {
+pub(crate) fn trace_id_for(traceparent: Option<&str>) -> String {
     traceparent
         .and_then(trace_id_from_traceparent)
         .map_or_else(new_trace_id, str::to_owned)

@@ -6,8 +6,9 @@
 //! (harness_test_support::strip_oracle) says the strip promises: no construct it removes, no
 //! block contents kept, nothing it keeps removed.
 
-use harness_runtime::__private::*;
 use harness_runtime::guards::strip::{sanitize, strip_hidden};
+use harness_runtime::spec::*;
+use harness_runtime::{Call, Pipeline, ToolError};
 use harness_test_support::strip_oracle::{expected_strip, find_leak, is_plain, only_removes};
 use proptest::prelude::*;
 use rmcp::model::CallToolResult;

@@ -3,8 +3,10 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use harness_runtime::__private::*;
 use harness_runtime::audit::AuditLog;
+use harness_runtime::spec::*;
+use harness_runtime::validate::*;
+use harness_runtime::{Call, CallContext, Pipeline, ToolError};
 use rmcp::model::{CallToolResult, ErrorCode};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;

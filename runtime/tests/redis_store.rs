@@ -8,11 +8,13 @@ mod common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use harness_runtime::__private::*;
+use harness_runtime::SetupError;
 use harness_runtime::audit::AuditLog;
-use harness_runtime::guards::rate_limit::StoreError;
-use harness_runtime::pipeline::SetupError;
+use harness_runtime::guards::StoreError;
 use harness_runtime::spec::RateLimitStoreSpec;
+use harness_runtime::spec::*;
+use harness_runtime::validate::*;
+use harness_runtime::{Call, CallContext, Pipeline, ToolError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

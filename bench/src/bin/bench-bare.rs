@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use axum::serve::ListenerExt;
 use clap::{Parser, Subcommand};
-use harness_runtime::serve::{HttpOptions, HttpTransport, serve_http};
+use harness_runtime::transport::{HttpOptions, HttpTransport, serve_http};
 use rmcp::ServerHandler;
 use rmcp::ServiceExt;
 use rmcp::model::{
@@ -197,7 +197,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             transport.stateful = !stateless;
             transport.json_response = stateless;
             let options = HttpOptions::from_manifest(transport, HttpTransport::StreamableHttp)?;
-            serve_http(Echo::new(), bind, options, Arc::default(), None).await?;
+            serve_http(Echo::new(), bind, options, None).await?;
         }
         Transport::Http {
             bind, stateless, ..

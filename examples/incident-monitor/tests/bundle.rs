@@ -120,7 +120,7 @@ fn bundle_writes_the_embedded_files_and_the_binary() {
             let binary = std::fs::read(out.join("tests/monitor-mcp")).unwrap();
             generated["binary"] = serde_json::json!({
                 "paths": ["environment/monitor-mcp/monitor-mcp", "tests/monitor-mcp"],
-                "sha256": harness_runtime::bundle::sha256_hex(&binary),
+                "sha256": harness_contract::sha256_hex(&binary),
                 "bytes": binary.len(),
             });
             assert_eq!(written, generated);
@@ -280,7 +280,7 @@ fn the_shipped_skill_is_plain_and_the_ledger_pins_it_and_the_call_budget() {
     let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
     assert_eq!(
         ledger["skills"][0]["sha256"],
-        harness_runtime::bundle::sha256_hex(skill.as_bytes())
+        harness_contract::sha256_hex(skill.as_bytes())
     );
     assert_eq!(
         ledger["call_budget"],

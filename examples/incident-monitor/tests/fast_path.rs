@@ -416,7 +416,7 @@ fn the_fast_path_answers_exactly_as_rmcp_does() {
 /// just as well if it took none.
 #[test]
 fn plain_requests_take_the_fast_path_and_nothing_else_does() {
-    use harness_runtime::fast_path::StatelessAnswer;
+    use harness_runtime::transport::StatelessAnswer;
 
     const FAST: &[&str] = &[
         "a valid call",
@@ -471,7 +471,7 @@ fn plain_requests_take_the_fast_path_and_nothing_else_does() {
         }
         let method: axum::http::Method = case.method.parse().unwrap();
         // The ingress marks repeated keys before the fast path sees a body.
-        let body = harness_runtime::ingress::mark_duplicate_arguments(case.body.as_bytes())
+        let body = harness_runtime::transport::mark_duplicate_arguments(case.body.as_bytes())
             .unwrap_or_else(|| case.body.clone().into_bytes());
         let fast = server.answer(&method, &headers, &body.into()).is_some();
         if fast != FAST.contains(&case.name) {

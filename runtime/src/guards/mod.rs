@@ -4,11 +4,13 @@
 
 pub mod chars;
 pub mod lines;
-pub mod rate_limit;
+pub(crate) mod rate_limit;
 #[cfg(feature = "redis")]
-pub mod redis_window;
+pub(crate) mod redis_window;
 pub mod strip;
 pub mod tabular;
+
+pub use self::rate_limit::StoreError;
 
 use std::borrow::Cow;
 

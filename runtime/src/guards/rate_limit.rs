@@ -17,7 +17,7 @@ const PREALLOCATED: usize = 64;
 
 /// The limit of one tool.
 #[derive(Debug)]
-pub struct SlidingWindow {
+pub(crate) struct SlidingWindow {
     calls: u32,
     period: Duration,
     admitted: Mutex<VecDeque<Instant>>,
@@ -25,14 +25,14 @@ pub struct SlidingWindow {
 
 /// A refused call, with when the next one would be admitted.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Time until the oldest admission leaves the window.
     pub retry_after: Duration,
 }
 
 impl SlidingWindow {
     /// At most `calls` per `period`.
-    pub fn new(calls: u32, period: Duration) -> Self {
+    pub(crate) fn new(calls: u32, period: Duration) -> Self {
         Self {
             calls,
             period,
@@ -43,12 +43,12 @@ impl SlidingWindow {
     }
 
     /// Admits a call now, or says how long to wait.
-    pub fn try_acquire(&self) -> Result<(), Refused> {
+    pub(crate) fn try_acquire(&self) -> Result<(), Refused> {
         self.try_acquire_at(Instant::now())
     }
 
     /// Admits a call at `now` (for tests with a fixed clock).
-    pub fn try_acquire_at(&self, now: Instant) -> Result<(), Refused> {
+    pub(crate) fn try_acquire_at(&self, now: Instant) -> Result<(), Refused> {
         // A poisoned lock only means another call panicked while holding it; the queue
         // itself is always consistent, so keep using it.
         let mut admitted = self
@@ -74,7 +74,7 @@ impl SlidingWindow {
 
 /// A tool's rate limit, wherever its window lives.
 #[derive(Debug)]
-pub struct RateLimiter {
+pub(crate) struct RateLimiter {
     calls: u32,
     period: Duration,
     window: Window,
@@ -92,7 +92,7 @@ enum Window {
 
 /// What the limiter decided.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Admission {
+pub(crate) enum Admission {
     /// Run the call.
     Admitted,
     /// Over the limit.
@@ -137,7 +137,7 @@ pub enum StoreError {
 
 /// The Redis connection every Redis-backed limit of one server shares, opened on first need.
 #[derive(Debug, Default)]
-pub struct SharedStore {
+pub(crate) struct SharedStore {
     #[cfg(feature = "redis")]
     redis: std::sync::OnceLock<
         Result<std::sync::Arc<super::redis_window::RedisConnection>, StoreError>,
@@ -146,7 +146,7 @@ pub struct SharedStore {
 
 impl RateLimiter {
     /// The limiter of tool `tool` of server `server`, with its window where `spec` says.
-    pub fn new(
+    pub(crate) fn new(
         spec: RateLimitSpec,
         store: &RateLimitStoreSpec,
         shared: &SharedStore,
@@ -216,7 +216,7 @@ impl RateLimiter {
     }
 
     /// What keeps this limiter from working at all, if anything (checked at startup).
-    pub fn setup_error(&self) -> Option<&StoreError> {
+    pub(crate) fn setup_error(&self) -> Option<&StoreError> {
         match &self.window {
             Window::Broken(error) => Some(error),
             _ => None,
@@ -224,7 +224,7 @@ impl RateLimiter {
     }
 
     /// Admits a call now, refuses it, or reports the shared store unavailable.
-    pub async fn acquire(&self) -> Admission {
+    pub(crate) async fn acquire(&self) -> Admission {
         match &self.window {
             Window::Memory(window) => match window.try_acquire() {
                 Ok(()) => Admission::Admitted,
@@ -242,7 +242,7 @@ impl RateLimiter {
 
     /// The refusal the model reads, with a retry hint:
     /// `Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 12.5s.`
-    pub fn message(&self, refused: Refused) -> String {
+    pub(crate) fn message(&self, refused: Refused) -> String {
         refusal_message(self.calls, self.period, refused)
     }
 }

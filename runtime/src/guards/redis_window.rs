@@ -32,7 +32,7 @@ return {0, tonumber(oldest[2]) + period - now}
 
 /// One Redis shared by every Redis-backed limit of a server: the client parsed at startup,
 /// the connection opened on the first call and re-opened after Redis comes back.
-pub struct RedisConnection {
+pub(crate) struct RedisConnection {
     client: redis::Client,
     timeout: Duration,
     manager: OnceLock<ConnectionManager>,
@@ -51,7 +51,7 @@ impl std::fmt::Debug for RedisConnection {
 impl RedisConnection {
     /// A connection to `url` whose every round trip, connecting included, ends within
     /// `timeout`.
-    pub fn open(url: &str, timeout: Duration) -> Result<Self, redis::RedisError> {
+    pub(crate) fn open(url: &str, timeout: Duration) -> Result<Self, redis::RedisError> {
         Ok(Self {
             client: redis::Client::open(url)?,
             timeout,
@@ -79,7 +79,7 @@ impl RedisConnection {
 
 /// The window of one tool in Redis.
 #[derive(Debug)]
-pub struct RedisWindow {
+pub(crate) struct RedisWindow {
     connection: Arc<RedisConnection>,
     key: String,
     calls: u32,
@@ -88,7 +88,7 @@ pub struct RedisWindow {
 
 /// Why Redis gave no decision.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum RedisWindowError {
+pub(crate) enum RedisWindowError {
     /// No answer within the timeout.
     #[error("Redis did not answer within {0:?}")]
     Timeout(Duration),
@@ -100,7 +100,7 @@ pub enum RedisWindowError {
 impl RedisWindow {
     /// The window of `tool` of `server` under `key_prefix`. The key's `{...}` hash tag keeps it
     /// on one slot of a Redis Cluster.
-    pub fn new(
+    pub(crate) fn new(
         connection: Arc<RedisConnection>,
         key_prefix: &str,
         server: &str,
@@ -116,14 +116,9 @@ impl RedisWindow {
         }
     }
 
-    /// The Redis key of this window.
-    pub fn key(&self) -> &str {
-        &self.key
-    }
-
     /// Admits a call (`Ok(None)`), refuses it with the time until the oldest admission leaves
     /// (`Ok(Some(retry_after))`), or reports that Redis gave no answer in time.
-    pub async fn try_acquire(&self) -> Result<Option<Duration>, RedisWindowError> {
+    pub(crate) async fn try_acquire(&self) -> Result<Option<Duration>, RedisWindowError> {
         let timeout = self.connection.timeout;
         let attempt = async {
             let mut manager = self.connection.manager()?;

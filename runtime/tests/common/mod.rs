@@ -2,8 +2,8 @@
 
 #![allow(dead_code, reason = "each test target uses part of it")]
 
-use harness_runtime::__private::*;
 use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
+use harness_runtime::spec::*;
 
 /// The audit format: the seven record fields plus trace_id and error_code.
 pub(crate) const AUDIT: Audit = Audit {

@@ -12,12 +12,12 @@ use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-use crate::call::{CallError, tools_call_message};
-use crate::health::split_http_url;
+use crate::cli::call::{CallError, tools_call_message};
+use crate::cli::health_probe::split_http_url;
 
 /// What a remote call needs besides the tool and its arguments.
 #[derive(Debug, Clone)]
-pub struct Remote {
+pub(crate) struct Remote {
     /// The MCP endpoint, `http://HOST:PORT/PATH`.
     pub url: String,
     /// Sent as `Authorization: Bearer ...` when set.
@@ -36,7 +36,11 @@ struct Answer {
 
 /// The JSON-RPC response of `tools/call` of `tool` with `arguments` (JSON object text), from
 /// the server at `remote.url`.
-pub async fn call_remote(remote: &Remote, tool: &str, arguments: &str) -> Result<Value, CallError> {
+pub(crate) async fn call_remote(
+    remote: &Remote,
+    tool: &str,
+    arguments: &str,
+) -> Result<Value, CallError> {
     let call = tools_call_message(tool, arguments)?;
     tokio::time::timeout(remote.timeout, exchange(remote, call))
         .await
@@ -51,7 +55,7 @@ pub async fn call_remote(remote: &Remote, tool: &str, arguments: &str) -> Result
 
 async fn exchange(remote: &Remote, call: String) -> Result<Value, CallError> {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": crate::call::PROTOCOL_VERSION, "capabilities": {},
+        "protocolVersion": crate::cli::call::PROTOCOL_VERSION, "capabilities": {},
         "clientInfo": {"name": "harness-call", "version": env!("CARGO_PKG_VERSION")}}});
     let opened = post(remote, &[], initialize.to_string()).await?;
     let init = reply_with_id(&opened, 1)?;
@@ -62,7 +66,7 @@ async fn exchange(remote: &Remote, call: String) -> Result<Value, CallError> {
     }
     let version = init["result"]["protocolVersion"]
         .as_str()
-        .unwrap_or(crate::call::PROTOCOL_VERSION)
+        .unwrap_or(crate::cli::call::PROTOCOL_VERSION)
         .to_owned();
     let mut session = vec![("mcp-protocol-version", version)];
     if let Some(id) = &opened.session_id {

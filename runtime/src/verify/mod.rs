@@ -8,6 +8,8 @@
 //! duplicate keys, the exact field set with exact types, RFC 3339 timestamps with a zone,
 //! unique UUIDv4 call ids, 64-hex digests, known tools and outcomes, bounded durations.
 
+pub(crate) mod strict_json;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +17,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::audit::AuditSpec;
-use crate::strict_json;
 
 /// Largest audit file accepted.
 pub const MAX_AUDIT_BYTES: usize = 1_048_576;

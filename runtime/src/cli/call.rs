@@ -1,13 +1,13 @@
 //! `call TOOL ARGUMENTS`: one tool call made in-process through the whole server, as a client
 //! would make it (initialize, then `tools/call` over the stdio framing, duplicate keys marked),
 //! so validation, every guard and the error envelope apply; prints what the model would see.
-//! (`--url` makes the same call to a running server: remote_call.rs.)
+//! (`--url` makes the same call to a running server: call_remote.rs.)
 
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use crate::ingress::mark_duplicate_arguments;
+use crate::transport::duplicate_keys::mark_duplicate_arguments;
 
 /// Why a call could not be made (a refused call is an answer, not this).
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ pub(crate) fn tools_call_message(tool: &str, arguments: &str) -> Result<String, 
 }
 
 /// The JSON-RPC response to `tools/call` of `tool` with `arguments` (JSON object text).
-pub async fn call_in_process<H: ServerHandler>(
+pub(crate) async fn call_in_process<H: ServerHandler>(
     handler: H,
     tool: &str,
     arguments: &str,
@@ -97,7 +97,7 @@ pub async fn call_in_process<H: ServerHandler>(
 
 /// What the model reads of a `tools/call` response: the text of each content item (a JSON
 /// result is its JSON text), or the JSON-RPC error; and whether the call failed.
-pub fn model_view(reply: &Value) -> (String, bool) {
+pub(crate) fn model_view(reply: &Value) -> (String, bool) {
     if let Some(error) = reply.get("error") {
         return (
             format!("JSON-RPC error {}: {}", error["code"], error["message"]),

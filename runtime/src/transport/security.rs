@@ -92,7 +92,7 @@ impl HttpSecurity {
 }
 
 /// The axum middleware applying `security` to every request of the router it wraps.
-pub async fn enforce(security: Arc<HttpSecurity>, request: Request, next: Next) -> Response {
+pub(crate) async fn enforce(security: Arc<HttpSecurity>, request: Request, next: Next) -> Response {
     match security.refusal(request.headers()) {
         None => next.run(request).await,
         Some(StatusCode::UNAUTHORIZED) => (

@@ -3,26 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// One file of the embedded bundle.
-#[derive(Debug, Clone, Copy)]
-pub struct BundleFile {
-    /// Path inside the bundle.
-    pub path: &'static str,
-    /// Contents.
-    pub contents: &'static str,
-    /// Written with mode 0755.
-    pub executable: bool,
-}
-
-/// The embedded bundle.
-#[derive(Debug, Clone, Copy)]
-pub struct BundleSpec {
-    /// Every generated file.
-    pub files: &'static [BundleFile],
-    /// Where the server binary goes inside the bundle (the sidecar's and the verifier's
-    /// build contexts).
-    pub binary_paths: &'static [&'static str],
-}
+use crate::spec::BundleSpec;
 
 /// Why the bundle could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +42,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BundleError + '_ {
 }
 
 /// True when the ELF executable has no program interpreter (PT_INTERP), i.e. it is static.
-pub fn is_static_elf(bytes: &[u8]) -> Option<bool> {
+pub(crate) fn is_static_elf(bytes: &[u8]) -> Option<bool> {
     const PT_INTERP: u32 = 3;
     let read = |offset: usize, len: usize| bytes.get(offset..offset + len);
     if read(0, 4)? != b"\x7fELF" || read(4, 1)? != [2] || read(5, 1)? != [1] {
@@ -81,7 +62,7 @@ pub fn is_static_elf(bytes: &[u8]) -> Option<bool> {
 }
 
 /// Writes `spec` and `binary` under `out`; returns the paths written.
-pub fn write_bundle(
+pub(crate) fn write_bundle(
     spec: &BundleSpec,
     out: &Path,
     binary: &Path,
@@ -140,7 +121,7 @@ pub fn write_bundle(
     Ok(written)
 }
 
-pub use harness_contract::sha256_hex;
+pub(crate) use harness_contract::sha256_hex;
 
 /// The fairness ledger's path inside the bundle.
 const LEDGER: &str = "ledger.json";

@@ -20,7 +20,7 @@ pub enum HealthError {
 }
 
 /// Checks `url` within `timeout`.
-pub fn check(url: &str, timeout: Duration) -> Result<(), HealthError> {
+pub(crate) fn check(url: &str, timeout: Duration) -> Result<(), HealthError> {
     let (authority, path) = split_http_url(url).ok_or_else(|| HealthError::Url(url.to_owned()))?;
     let address = authority
         .to_socket_addrs()

@@ -17,9 +17,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
 use futures::{Stream, StreamExt};
-use rmcp::ServerHandler;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::{RoleServer, Service};
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, PollSender};
 
@@ -59,7 +59,7 @@ struct SessionQuery {
 }
 
 /// The router serving `GET {path}/sse` and `POST {path}/message`.
-pub fn sse_router<H: ServerHandler + Clone>(
+pub(crate) fn sse_router<H: Service<RoleServer> + Clone>(
     handler: H,
     path: &str,
     keep_alive: Duration,
@@ -83,7 +83,7 @@ pub fn sse_router<H: ServerHandler + Clone>(
         .with_state(state)
 }
 
-async fn open_stream<H: ServerHandler + Clone>(
+async fn open_stream<H: Service<RoleServer> + Clone>(
     State(state): State<Arc<SseState<H>>>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let id = uuid::Uuid::new_v4().simple().to_string();
@@ -133,7 +133,7 @@ async fn open_stream<H: ServerHandler + Clone>(
     Sse::new(stream).keep_alive(KeepAlive::new().interval(state.keep_alive))
 }
 
-async fn post_message<H: ServerHandler + Clone>(
+async fn post_message<H: Service<RoleServer> + Clone>(
     State(state): State<Arc<SseState<H>>>,
     Query(query): Query<SessionQuery>,
     headers: HeaderMap,
@@ -151,7 +151,7 @@ async fn post_message<H: ServerHandler + Clone>(
     let Some(sender) = sender else {
         return StatusCode::NOT_FOUND;
     };
-    let marked = crate::ingress::mark_duplicate_arguments(&body);
+    let marked = crate::transport::duplicate_keys::mark_duplicate_arguments(&body);
     let raw = marked.as_deref().unwrap_or(&body);
     let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(raw) else {
         return StatusCode::BAD_REQUEST;

@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 /// Parses `text` as one JSON value, refusing duplicate object keys.
-pub fn parse(text: &str) -> Result<Value, String> {
+pub(crate) fn parse(text: &str) -> Result<Value, String> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = StrictValue
         .deserialize(&mut deserializer)

@@ -17,8 +17,7 @@ use serde::Deserializer;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-/// The `_meta` key carrying the repeated argument paths to the pipeline.
-pub const DUPLICATE_KEYS_META: &str = "harness/duplicate_keys";
+use crate::pipeline::call::DUPLICATE_KEYS_META;
 
 /// The repeated argument paths of each message (one entry per batch item; a single message
 /// is item 0), or `None` when there are none or the text is not JSON.
@@ -316,7 +315,7 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
 
 /// The axum middleware for an HTTP transport's MCP endpoint: a POST body is read (at most
 /// `limit` bytes, else 413 as rmcp answers), marked, and handed on.
-pub async fn mark_http_body(
+pub(crate) async fn mark_http_body(
     limit: usize,
     request: axum::extract::Request,
     next: axum::middleware::Next,
@@ -341,7 +340,7 @@ pub async fn mark_http_body(
 }
 
 /// The answer to a body over the limit, worded as rmcp words it.
-pub fn too_large(limit: usize) -> (axum::http::StatusCode, String) {
+pub(crate) fn too_large(limit: usize) -> (axum::http::StatusCode, String) {
     (
         axum::http::StatusCode::PAYLOAD_TOO_LARGE,
         format!("Payload Too Large: request body exceeds {limit} bytes"),
@@ -349,7 +348,7 @@ pub fn too_large(limit: usize) -> (axum::http::StatusCode, String) {
 }
 
 /// Standard input for the stdio transport, each line (one JSON-RPC message) marked.
-pub fn marked_stdin() -> impl tokio::io::AsyncRead + Send + Unpin + 'static {
+pub(crate) fn marked_stdin() -> impl tokio::io::AsyncRead + Send + Unpin + 'static {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let (mut writer, reader) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {

@@ -1,6 +1,6 @@
-//! Transports: stdio, streamable HTTP (stateful or stateless) and the legacy HTTP+SSE
-//! transport, the HTTP ones behind the same Host/Origin/bearer checks, with a health route
-//! and a graceful shutdown.
+//! The HTTP transports: streamable HTTP (stateful or stateless) and the legacy HTTP+SSE
+//! transport, behind the same Host/Origin/bearer checks, with a health route and a graceful
+//! shutdown that waits for the requests in flight.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,54 +10,18 @@ use axum::Router;
 use axum::routing::get;
 use axum::serve::{Listener, ListenerExt, TapIo};
 use rmcp::ServerHandler;
-use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::fast_path::StatelessAnswer;
-use crate::pipeline::InFlight;
-use crate::security::{HttpSecurity, enforce};
+use crate::transport::error::ServeError;
+use crate::transport::fast_path::StatelessAnswer;
+use crate::transport::in_flight::{InFlight, Tracked, count_posts};
+use crate::transport::security::{HttpSecurity, enforce};
 
 /// How long replies of calls that just finished get to reach their streams at shutdown.
 const REPLY_FLUSH: Duration = Duration::from_millis(250);
-
-/// Why serving stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ServeError {
-    /// The stdio session could not start (e.g. the client sent no `initialize`).
-    #[error("stdio session failed to start: {0}")]
-    StdioInit(String),
-    /// The stdio session ended abnormally.
-    #[error("stdio session failed: {0}")]
-    Stdio(String),
-    /// The HTTP listener could not bind.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The HTTP server failed.
-    #[error("HTTP server failed: {0}")]
-    Http(std::io::Error),
-}
-
-/// Serves one MCP session over stdin/stdout until the client disconnects.
-pub async fn serve_stdio<H: ServerHandler>(handler: H) -> Result<(), ServeError> {
-    let transport = (crate::ingress::marked_stdin(), tokio::io::stdout());
-    let running = handler
-        .serve(transport)
-        .await
-        .map_err(|error| ServeError::StdioInit(error.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|error| ServeError::Stdio(error.to_string()))?;
-    Ok(())
-}
 
 /// Which HTTP transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,12 +96,23 @@ impl HttpOptions {
 
 /// The axum router: the MCP endpoint(s) behind the security checks, and `GET health_path`.
 /// With `fast`, stateless JSON streamable HTTP answers plain requests without rmcp's
-/// per-request service (crate::fast_path).
+/// per-request service (crate::transport::fast_path).
 pub fn http_router<H: ServerHandler + Clone>(
     handler: H,
     options: &HttpOptions,
     shutdown: CancellationToken,
     fast: Option<Arc<dyn StatelessAnswer>>,
+) -> Router {
+    http_router_counted(handler, options, shutdown, fast, Arc::default())
+}
+
+/// [`http_router`] counting every request it hands to the server in `in_flight`.
+fn http_router_counted<H: ServerHandler + Clone>(
+    handler: H,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+    fast: Option<Arc<dyn StatelessAnswer>>,
+    in_flight: Arc<InFlight>,
 ) -> Router {
     let mcp = match options.transport {
         HttpTransport::StreamableHttp => {
@@ -158,16 +133,20 @@ pub fn http_router<H: ServerHandler + Clone>(
             let mut router = Router::new().nest_service(&options.path, service);
             if let Some(fast) = fast.filter(|_| !options.stateful && options.json_response) {
                 router = router.layer(axum::middleware::from_fn(move |request, next| {
-                    crate::fast_path::middleware(Arc::clone(&fast), request, next)
+                    crate::transport::fast_path::middleware(Arc::clone(&fast), request, next)
                 }));
             }
             // Outside the fast path: it sees the body the ingress marked.
-            router.layer(axum::middleware::from_fn(move |request, next| {
-                crate::ingress::mark_http_body(limit, request, next)
-            }))
+            router
+                .layer(axum::middleware::from_fn(move |request, next| {
+                    crate::transport::duplicate_keys::mark_http_body(limit, request, next)
+                }))
+                .layer(axum::middleware::from_fn(move |request, next| {
+                    count_posts(Arc::clone(&in_flight), request, next)
+                }))
         }
-        HttpTransport::Sse => crate::sse::sse_router(
-            handler,
+        HttpTransport::Sse => crate::transport::sse::sse_router(
+            Tracked::new(handler, in_flight),
             &options.path,
             options.keep_alive,
             options.max_request_body_bytes,
@@ -193,11 +172,17 @@ pub async fn serve_http<H: ServerHandler + Clone>(
     handler: H,
     bind: SocketAddr,
     options: HttpOptions,
-    in_flight: Arc<InFlight>,
     fast: Option<Arc<dyn StatelessAnswer>>,
 ) -> Result<(), ServeError> {
     let shutdown = CancellationToken::new();
-    let router = http_router(handler, &options, shutdown.clone(), fast);
+    let in_flight = Arc::<InFlight>::default();
+    let router = http_router_counted(
+        handler,
+        &options,
+        shutdown.clone(),
+        fast,
+        Arc::clone(&in_flight),
+    );
     let listener = listen(bind).await?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
     tracing::info!(addr = %local, path = %options.path, health = %options.health_path, transport = ?options.transport, stateful = options.stateful, "serving HTTP");

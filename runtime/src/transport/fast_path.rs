@@ -33,10 +33,10 @@ use rmcp::model::{
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::ingress::DUPLICATE_KEYS_META;
+use crate::pipeline::call::DUPLICATE_KEYS_META;
 
 use crate::pipeline::Call;
-use crate::spec::GeneratedServer;
+use crate::server::GeneratedServer;
 
 /// A server that can answer a stateless request itself (every generated server can).
 pub trait StatelessAnswer: Send + Sync + 'static {

@@ -1,5 +1,10 @@
 //! The command line every generated server shares: `serve`, `tools`, `call`, `bundle`,
-//! `verify` and `health`.
+//! `verify` and `health`; each command's own work in a file of its own.
+
+mod bundle;
+mod call;
+mod call_remote;
+mod health_probe;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,12 +13,16 @@ use std::sync::Arc;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+pub use self::bundle::BundleError;
+use self::bundle::write_bundle;
+pub use self::call::CallError;
+pub use self::health_probe::HealthError;
 use crate::audit::{AuditError, AuditLog};
-use crate::bundle::{BundleError, write_bundle};
-use crate::fast_path::StatelessAnswer;
-use crate::health::HealthError;
-use crate::serve::{HttpOptions, HttpTransport, ServeError, serve_http, serve_stdio};
-use crate::spec::{GeneratedServer, ServerSpec, ToolSpec, TransportKind};
+use crate::server::GeneratedServer;
+use crate::spec::{ServerSpec, ToolSpec, TransportKind};
+use crate::transport::{
+    HttpOptions, HttpTransport, ServeError, StatelessAnswer, serve_http, serve_stdio,
+};
 use crate::verify::{Evidence, Verdict, verify};
 
 #[derive(Debug, Parser)]
@@ -143,13 +152,13 @@ pub enum CliError {
     Health(#[from] HealthError),
     /// `call` could not make the call.
     #[error(transparent)]
-    Call(#[from] crate::call::CallError),
+    Call(#[from] self::call::CallError),
     /// This executable's path is unknown.
     #[error("cannot find this executable: {0}")]
     CurrentExe(std::io::Error),
     /// The manifest turns auth on but the token's variable is unset or empty.
     #[error(transparent)]
-    MissingToken(#[from] crate::serve::MissingToken),
+    MissingToken(#[from] crate::transport::MissingToken),
     /// A rate limit kept in Redis has no usable Redis URL, or OTLP export cannot start.
     #[error(transparent)]
     Setup(#[from] crate::pipeline::SetupError),
@@ -271,14 +280,14 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                 None => {
                     server.pipeline().check_setup()?;
                     let pipeline = server.clone();
-                    let reply = runtime
-                        .block_on(crate::call::call_in_process(server, &tool, &arguments))?;
+                    let reply =
+                        runtime.block_on(self::call::call_in_process(server, &tool, &arguments))?;
                     pipeline.pipeline().flush_telemetry();
                     reply
                 }
                 Some(url) => {
                     let spec = server.spec();
-                    let remote = crate::remote_call::Remote {
+                    let remote = self::call_remote::Remote {
                         url: match url {
                             Some(url) => url,
                             None => manifest_url(spec, spec.transport.path)?,
@@ -290,10 +299,10 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                             .filter(|token| !token.is_empty()),
                         timeout: std::time::Duration::from_secs(timeout_seconds),
                     };
-                    runtime.block_on(crate::remote_call::call_remote(&remote, &tool, &arguments))?
+                    runtime.block_on(self::call_remote::call_remote(&remote, &tool, &arguments))?
                 }
             };
-            let (text, failed) = crate::call::model_view(&reply);
+            let (text, failed) = self::call::model_view(&reply);
             if json {
                 print_line(&serde_json::to_string_pretty(&reply).expect("plain JSON"))?;
             } else {
@@ -312,7 +321,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                     manifest_url(spec, spec.transport.health_path)?
                 }
             };
-            crate::health::check(&url, std::time::Duration::from_secs(timeout_seconds))?;
+            self::health_probe::check(&url, std::time::Duration::from_secs(timeout_seconds))?;
             done
         }
     }
@@ -367,14 +376,13 @@ fn serve<S: GeneratedServer>(
         ?kind,
         "starting"
     );
-    let in_flight = server.pipeline().in_flight();
     let served = runtime.block_on(async {
         match http {
             None => serve_stdio(server.clone()).await.map_err(CliError::from),
             Some(options) => {
                 let fast: Option<Arc<dyn StatelessAnswer>> =
                     fast_path.then(|| Arc::new(server.clone()) as Arc<dyn StatelessAnswer>);
-                Ok(serve_http(server.clone(), bind, options, in_flight, fast).await?)
+                Ok(serve_http(server.clone(), bind, options, fast).await?)
             }
         }
     });

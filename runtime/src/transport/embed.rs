@@ -25,9 +25,10 @@ use axum::Router;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::{AuditError, AuditLog};
-use crate::fast_path::StatelessAnswer;
-use crate::serve::{HttpOptions, HttpTransport, MissingToken, http_router};
-use crate::spec::{GeneratedServer, TransportKind};
+use crate::server::GeneratedServer;
+use crate::spec::TransportKind;
+use crate::transport::fast_path::StatelessAnswer;
+use crate::transport::http::{HttpOptions, HttpTransport, MissingToken, http_router};
 
 /// Why the server cannot be mounted.
 #[derive(Debug, thiserror::Error)]

@@ -7,6 +7,7 @@
 //! for panics inside a tool body, where it only notes the location for the pipeline's line,
 //! and hands every other panic to the hook that was there before.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::sync::Once;
@@ -20,7 +21,7 @@ thread_local! {
 }
 
 /// Installs the hook (once per process; later calls do nothing).
-pub fn install_hook() {
+pub(crate) fn install_hook() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = std::panic::take_hook();
@@ -36,12 +37,12 @@ pub fn install_hook() {
 }
 
 /// The location of the last body panic on this thread, taken.
-pub fn take_location() -> Option<String> {
+pub(crate) fn take_location() -> Option<String> {
     LOCATION.with(|slot| slot.borrow_mut().take())
 }
 
 /// Runs a tool body's future, marked as a body while it is polled.
-pub async fn in_body<F: Future>(body: F) -> F::Output {
+pub(crate) async fn in_body<F: Future>(body: F) -> F::Output {
     struct Reset(bool);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -54,6 +55,15 @@ pub async fn in_body<F: Future>(body: F) -> F::Output {
         body.as_mut().poll(cx)
     })
     .await
+}
+
+/// A panic payload's message, when it is a string.
+pub(crate) fn panic_message(payload: &Box<dyn Any + Send>) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("non-string panic payload")
 }
 
 #[cfg(test)]

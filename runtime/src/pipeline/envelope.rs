@@ -1,0 +1,115 @@
+//! The error envelope every failed call returns, as structuredContent and as text, with
+//! `isError: true`: `{"status":"error","error_code":...,"message":...,"trace_id":...}`, and
+//! the budget its message is held to.
+
+use std::borrow::Cow;
+
+use rmcp::model::CallToolResult;
+use serde::Serialize;
+
+use crate::guards::{chars, lines, strip};
+use crate::spec::GuardSpec;
+
+/// Error codes the harness itself produces.
+pub mod codes {
+    /// The arguments failed strict validation.
+    pub const INVALID_ARGUMENTS: &str = "InvalidArguments";
+    /// A panic or an unexpected failure (details only in the server log).
+    pub const INTERNAL_ERROR: &str = "InternalError";
+    /// The client cancelled the call.
+    pub const CANCELLED: &str = "Cancelled";
+    /// The tool's rate limit refused the call; the body never ran.
+    pub const RATE_LIMITED: &str = "ToolRateLimitError";
+    /// The tool's rate limit lives in Redis, Redis did not answer in time, and the manifest
+    /// says refuse (`[rate_limit_store] when_unreachable`); the body never ran.
+    pub const RATE_LIMIT_STORE_UNAVAILABLE: &str = "RateLimitStoreUnavailable";
+    /// The body ran past the tool's timeout.
+    pub const TIMEOUT: &str = "ToolTimeoutError";
+    /// The result was a table, refused by the tabular blockade.
+    pub const TOKEN_STARVATION: &str = "TokenStarvationError";
+    /// The client called a tool the server does not publish. Answered with JSON-RPC error
+    /// -32602 (no envelope); the code appears only in the audit record.
+    pub const UNKNOWN_TOOL: &str = "UnknownTool";
+}
+
+/// The JSON body of a failed call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct ErrorEnvelope<'a> {
+    /// Always `"error"`.
+    pub status: &'static str,
+    /// A stable code such as `InvalidArguments` or `NotFound`.
+    pub error_code: &'a str,
+    /// A message safe to show the model.
+    pub message: &'a str,
+    /// The call's trace id.
+    pub trace_id: &'a str,
+}
+
+impl<'a> ErrorEnvelope<'a> {
+    /// An envelope for `error_code` and `message`.
+    pub(crate) fn new(error_code: &'a str, message: &'a str, trace_id: &'a str) -> Self {
+        Self {
+            status: "error",
+            error_code,
+            message,
+            trace_id,
+        }
+    }
+
+    /// The tool result carrying this envelope.
+    pub(crate) fn into_result(self) -> CallToolResult {
+        let value = serde_json::to_value(&self).expect("the envelope is plain JSON");
+        CallToolResult::structured_error(value)
+    }
+}
+
+/// An envelope's message after the output guards: sanitized, line-capped, and cut so that
+/// the envelope's JSON text (what the model reads) fits the tool's char cap.
+pub(crate) fn envelope_message<'m>(
+    guards: &GuardSpec,
+    code: &str,
+    message: &'m str,
+    trace_id: &str,
+) -> Cow<'m, str> {
+    let mut message = strip::sanitize(message, true);
+    if let Some(max_lines) = guards.max_lines
+        && let Cow::Owned(capped) = lines::cap_lines(&message, max_lines.max(1))
+    {
+        message = Cow::Owned(capped);
+    }
+    let Some(max_chars) = guards.max_chars else {
+        return message;
+    };
+    let frame = serde_json::to_string(&ErrorEnvelope::new(code, "", trace_id))
+        .map_or(0, |text| text.chars().count() as u64);
+    let budget = max_chars.saturating_sub(frame);
+    // What the message costs inside the envelope's JSON text: escapes make it longer.
+    let cost = |text: &str| serde_json::to_string(text).map_or(0, |t| t.chars().count() as u64 - 2);
+    if cost(&message) <= budget {
+        return message;
+    }
+    let mut keep = budget;
+    loop {
+        let cut = match chars::cap_text(&message, keep) {
+            Some(cut) if cut.chars().count() as u64 <= keep => cut,
+            // Too small a budget for the marker: a bare cut with an ellipsis.
+            _ => short_cut(&message, keep),
+        };
+        let over = cost(&cut).saturating_sub(budget);
+        if over == 0 || keep == 0 {
+            return Cow::Owned(cut);
+        }
+        keep = keep.saturating_sub(over);
+    }
+}
+
+/// The first `keep` characters of `text`, the last three of them an ellipsis when they fit.
+fn short_cut(text: &str, keep: u64) -> String {
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    if keep < 3 {
+        return text.chars().take(keep).collect();
+    }
+    let mut cut: String = text.chars().take(keep - 3).collect();
+    cut.push_str("...");
+    cut
+}

@@ -1,0 +1,439 @@
+//! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
+//! execute (timeout, panics caught, cancellation honoured) -> tabular blockade -> line cap ->
+//! tag strip -> char cap -> envelope -> audit (and OTLP export, with the `otel` feature).
+//! Every outcome is answered, logged under the trace id, counted, and audited, including calls
+//! the tool body never saw.
+
+pub mod call;
+pub(crate) mod envelope;
+pub(crate) mod outcome;
+pub(crate) mod panic_capture;
+pub(crate) mod refusal;
+pub(crate) mod result;
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use rmcp::model::{CallToolResult, ErrorData, MetaObject};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::audit::{AuditLog, AuditRecord, args_sha256};
+use crate::context::CallContext;
+use crate::error::ToolError;
+use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
+use crate::guards::tabular::{self, TabularAction};
+use crate::guards::{lines, rewrite_strings, strip};
+use crate::spec::{GuardSpec, ServerSpec, StoreUnreachable, ToolSpec};
+use crate::trace::trace_id_for;
+use crate::validate::FromArguments;
+use harness_contract::HarnessOutcome;
+
+pub use self::call::Call;
+use self::call::{CallTrace, audited_tool_name};
+pub use self::envelope::codes;
+use self::outcome::Outcome;
+use self::refusal::Refusal;
+
+/// Calls, errors and rate-limited calls of one tool since start.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    calls: AtomicU64,
+    errors: AtomicU64,
+    rate_limited: AtomicU64,
+}
+
+impl Counters {
+    /// The counters as JSON.
+    pub(crate) fn snapshot(&self) -> Value {
+        json!({
+            "calls": self.calls.load(Ordering::Relaxed),
+            "errors": self.errors.load(Ordering::Relaxed),
+            "rate_limited": self.rate_limited.load(Ordering::Relaxed),
+        })
+    }
+}
+
+/// A tool's guards and counters.
+#[derive(Debug)]
+struct ToolState {
+    spec: &'static ToolSpec,
+    limiter: Option<RateLimiter>,
+    counters: Counters,
+}
+
+/// The shared state of every call: per-tool guards and counters, and the audit log.
+#[derive(Debug)]
+pub struct Pipeline {
+    server: &'static ServerSpec,
+    tools: Vec<ToolState>,
+    audit: OnceLock<AuditLog>,
+    started: Instant,
+    /// Spans and metrics over OTLP, when the environment names a collector (or why not).
+    #[cfg(feature = "otel")]
+    telemetry: Result<Option<crate::telemetry::Telemetry>, String>,
+}
+
+/// Why a server cannot start serving: checked by `serve`, `call` and `embed::router` before
+/// anything else.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// A rate limit kept in Redis has no usable Redis URL.
+    #[error(transparent)]
+    RateLimitStore(#[from] StoreError),
+    /// OTLP export was asked for (OTEL_EXPORTER_OTLP_*) but cannot be set up.
+    #[error("{0}")]
+    Telemetry(String),
+}
+
+impl Pipeline {
+    /// The pipeline of a generated server (`tools` in dispatch order).
+    pub fn new(server: &'static ServerSpec, tools: &'static [ToolSpec]) -> Self {
+        panic_capture::install_hook();
+        let store = SharedStore::default();
+        let tools = tools
+            .iter()
+            .map(|spec| ToolState {
+                spec,
+                limiter: spec.guards.rate_limit.map(|limit| {
+                    RateLimiter::new(
+                        limit,
+                        &server.rate_limit_store,
+                        &store,
+                        server.name,
+                        spec.name,
+                    )
+                }),
+                counters: Counters::default(),
+            })
+            .collect();
+        Self {
+            server,
+            tools,
+            audit: OnceLock::new(),
+            started: Instant::now(),
+            #[cfg(feature = "otel")]
+            telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
+                .map_err(|error| error.to_string()),
+        }
+    }
+
+    /// Refuses to start a server whose rate limits cannot work at all (a Redis-backed limit
+    /// without its URL, or with a URL that does not parse) or whose asked-for OTLP export
+    /// cannot start. Redis being down is not such an error: the manifest's
+    /// `when_unreachable` answers each call then.
+    pub fn check_setup(&self) -> Result<(), SetupError> {
+        if let Some(error) = self
+            .tools
+            .iter()
+            .find_map(|tool| tool.limiter.as_ref()?.setup_error())
+        {
+            return Err(error.clone().into());
+        }
+        #[cfg(feature = "otel")]
+        if let Err(error) = &self.telemetry {
+            return Err(SetupError::Telemetry(error.clone()));
+        }
+        Ok(())
+    }
+
+    /// Whether calls are exported over OTLP.
+    pub fn exports_telemetry(&self) -> bool {
+        #[cfg(feature = "otel")]
+        return matches!(self.telemetry, Ok(Some(_)));
+        #[cfg(not(feature = "otel"))]
+        false
+    }
+
+    /// Sends buffered spans and metrics (at shutdown; nothing when export is off).
+    pub fn flush_telemetry(&self) {
+        #[cfg(feature = "otel")]
+        if let Ok(Some(telemetry)) = &self.telemetry {
+            telemetry.shutdown();
+        }
+    }
+
+    /// Installs the audit log; every later call is recorded. Returns the log back if one
+    /// was already installed.
+    pub fn install_audit(&self, audit: AuditLog) -> Result<(), AuditLog> {
+        self.audit.set(audit)
+    }
+
+    /// The installed audit log.
+    pub fn audit(&self) -> Option<&AuditLog> {
+        self.audit.get()
+    }
+
+    /// Uptime, version, per-tool counters and the manifest digest (the `diagnostics` tool).
+    pub fn diagnostics(&self) -> Value {
+        let tools: serde_json::Map<String, Value> = self
+            .tools
+            .iter()
+            .map(|tool| (tool.spec.name.to_owned(), tool.counters.snapshot()))
+            .collect();
+        json!({
+            "server": self.server.name,
+            "version": self.server.version,
+            "uptime_seconds": self.started.elapsed().as_secs(),
+            "manifest_sha256": self.server.manifest_sha256,
+            "tools": tools,
+        })
+    }
+
+    /// Runs tool number `index` (its position in the generated `TOOLS`) through every guard.
+    pub async fn run<A, O, F, Fut>(
+        &self,
+        index: usize,
+        call: Call,
+        body: F,
+    ) -> Result<CallToolResult, ErrorData>
+    where
+        A: FromArguments + Serialize,
+        O: Serialize + 'static,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let started = Instant::now();
+        let tool = &self.tools[index];
+        let trace_id = trace_id_for(call.traceparent.as_deref());
+        let traceparent = if self.exports_telemetry() {
+            call.traceparent.clone()
+        } else {
+            None
+        };
+        tool.counters.calls.fetch_add(1, Ordering::Relaxed);
+        let outcome = self.guarded(tool, call, &trace_id, body).await;
+        let duration = started.elapsed();
+        if !outcome.is_ok() {
+            tool.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        let trace = CallTrace {
+            id: &trace_id,
+            parent: traceparent.as_deref(),
+        };
+        self.record(tool.spec.name, &trace, &outcome, duration);
+        outcome.result
+    }
+
+    async fn guarded<A, O, F, Fut>(
+        &self,
+        tool: &ToolState,
+        call: Call,
+        trace_id: &str,
+        body: F,
+    ) -> Outcome
+    where
+        A: FromArguments + Serialize,
+        O: Serialize + 'static,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let guards = &tool.spec.guards;
+        let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
+        if let Some(limiter) = &tool.limiter {
+            match limiter.acquire().await {
+                Admission::Admitted => {}
+                Admission::Refused(refused_until) => {
+                    tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
+                    let message = limiter.message(refused_until);
+                    return refused(Refusal::RateLimited(message), call.raw_arguments());
+                }
+                Admission::StoreUnavailable(reason) => {
+                    match self.server.rate_limit_store.when_unreachable {
+                        StoreUnreachable::Admit => {
+                            tracing::warn!(trace_id, tool = tool.spec.name, %reason, "rate-limit store unreachable; admitting the call unlimited (when_unreachable = \"admit\")");
+                        }
+                        StoreUnreachable::Refuse => {
+                            tracing::warn!(trace_id, tool = tool.spec.name, %reason, "rate-limit store unreachable; refusing the call (when_unreachable = \"refuse\")");
+                            return refused(
+                                Refusal::RateLimitStoreUnavailable,
+                                call.raw_arguments(),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let args: A = match call.validated() {
+            Ok(args) => args,
+            Err(errors) => {
+                return refused(Refusal::InvalidArguments(errors), call.raw_arguments());
+            }
+        };
+        // The audit hashes the validated arguments, defaults applied.
+        let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
+        let cancellation = call.cancellation.clone();
+        let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone());
+        // The body is built inside the guarded future so a panic while constructing it is
+        // caught too.
+        let guarded = AssertUnwindSafe(panic_capture::in_body(
+            async move { body(args, context).await },
+        ))
+        .catch_unwind();
+        let timed = async {
+            match guards.timeout_ms {
+                Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
+                    .await
+                    .ok(),
+                None => Some(guarded.await),
+            }
+        };
+        let finished = tokio::select! {
+            finished = timed => finished,
+            () = cancellation.cancelled() => return refused(Refusal::Cancelled, args_json),
+        };
+        let name = tool.spec.name;
+        match finished {
+            None => refused(
+                Refusal::Timeout(guards.timeout_ms.unwrap_or_default()),
+                args_json,
+            ),
+            Some(Err(panic)) => {
+                tracing::error!(
+                    trace_id,
+                    tool = name,
+                    panic = panic_capture::panic_message(&panic),
+                    at = panic_capture::take_location().as_deref(),
+                    "tool body panicked"
+                );
+                let caught = guards.catch_unhandled;
+                refused(Refusal::Panic { caught }, args_json)
+            }
+            Some(Ok(Err(error))) => {
+                if let Some(detail) = error.internal_detail() {
+                    tracing::warn!(
+                        trace_id,
+                        tool = name,
+                        code = error.code(),
+                        detail,
+                        "tool error"
+                    );
+                }
+                Outcome::tool_error(&error, guards, trace_id, args_json)
+            }
+            Some(Ok(Ok(output))) => match result::output_json(output) {
+                Ok(value) => guard_output(guards, value, trace_id, args_json),
+                Err(error) => {
+                    tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
+                    refused(Refusal::OutputNotJson, args_json)
+                }
+            },
+        }
+    }
+
+    /// Logs, audits and exports one call's outcome.
+    fn record(&self, name: &str, trace: &CallTrace<'_>, outcome: &Outcome, duration: Duration) {
+        let trace_id = trace.id;
+        let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
+        // The audit records every call; the log shows failures by default and successes at
+        // debug level, since formatting a line per call costs more than every guard together.
+        if outcome.is_ok() {
+            tracing::debug!(
+                trace_id,
+                tool = name,
+                outcome = HarnessOutcome::Ok.as_str(),
+                duration_us,
+                "tools/call"
+            );
+        } else {
+            tracing::info!(
+                trace_id,
+                tool = name,
+                outcome = %outcome.outcome,
+                error_code = outcome.error_code.as_deref(),
+                duration_us,
+                "tools/call"
+            );
+        }
+        let audit = self.audit.get();
+        let digest =
+            (audit.is_some() || self.exports_telemetry()).then(|| args_sha256(&outcome.args));
+        #[cfg(feature = "otel")]
+        if let (Ok(Some(telemetry)), Some(digest)) = (&self.telemetry, &digest) {
+            telemetry.record(&crate::telemetry::FinishedCall {
+                tool: name,
+                outcome: &outcome.outcome,
+                error_code: outcome.error_code.as_deref(),
+                duration,
+                args_sha256: digest,
+                trace_id,
+                traceparent: trace.parent,
+            });
+        }
+        if let (Some(audit), Some(args_sha256)) = (audit, digest) {
+            let record = AuditRecord {
+                tool: name,
+                args_sha256,
+                outcome: &outcome.outcome,
+                duration_ms,
+                trace_id,
+                error_code: outcome.error_code.as_deref(),
+            };
+            if let Err(error) = audit.append(&record) {
+                tracing::error!(trace_id, tool = name, %error, "audit record lost");
+            }
+        }
+    }
+
+    /// The JSON-RPC error (-32602) for a tool name the server does not publish; the call is
+    /// logged and audited (outcome `unknown_tool`, the name sanitized and cut) like any other.
+    pub fn unknown_tool(&self, name: &str, call: Call) -> ErrorData {
+        let started = Instant::now();
+        let trace_id = trace_id_for(call.traceparent.as_deref());
+        let outcome = Outcome::refused(
+            Refusal::UnknownTool(name.to_owned()),
+            None,
+            &trace_id,
+            call.raw_arguments(),
+        );
+        let trace = CallTrace {
+            id: &trace_id,
+            parent: call.traceparent.as_deref(),
+        };
+        self.record(
+            &audited_tool_name(name),
+            &trace,
+            &outcome,
+            started.elapsed(),
+        );
+        outcome
+            .result
+            .expect_err("an unknown tool is answered with a JSON-RPC error")
+    }
+}
+
+/// Tabular blockade, line cap, tag strip and char cap, in that order.
+fn guard_output(guards: &GuardSpec, mut value: Value, trace_id: &str, args: Value) -> Outcome {
+    if let Some(tabular) = guards.tabular
+        && tabular::contains_table(&value, tabular.max_rows)
+    {
+        match tabular.action {
+            TabularAction::Block => {
+                return Outcome::refused(Refusal::TableBlocked, Some(guards), trace_id, args);
+            }
+            TabularAction::Summarize => {
+                tabular::summarize_tables(&mut value, tabular.max_rows);
+            }
+        }
+    }
+    if let Some(max_lines) = guards.max_lines {
+        rewrite_strings(&mut value, &|text| lines::cap_lines(text, max_lines));
+    }
+    let strip_tags = guards.strip_xml;
+    rewrite_strings(&mut value, &|text| strip::sanitize(text, strip_tags));
+    let (mut reply, cut) = result::success(value, guards.max_chars);
+    if let Some(cut) = cut {
+        let mut meta = MetaObject::new();
+        meta.0.insert(
+            "harness/truncated".to_owned(),
+            json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items}),
+        );
+        reply = reply.with_meta(Some(meta));
+    }
+    Outcome::ok(reply, args)
+}

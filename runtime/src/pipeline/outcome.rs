@@ -1,0 +1,100 @@
+//! How a call ended, before it becomes a reply and an audit record.
+
+use std::borrow::Cow;
+
+use harness_contract::HarnessOutcome;
+use rmcp::model::{CallToolResult, ErrorData};
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::guards::strip;
+use crate::pipeline::envelope::{ErrorEnvelope, envelope_message};
+use crate::pipeline::refusal::Refusal;
+use crate::spec::GuardSpec;
+
+/// A call's reply, with what its audit record and log line say.
+pub(crate) struct Outcome {
+    /// The reply.
+    pub(crate) result: Result<CallToolResult, ErrorData>,
+    /// The audit outcome (`ok`, `rate_limited`, a tool's own such as `not_found`).
+    pub(crate) outcome: Cow<'static, str>,
+    /// The error code, on failure.
+    pub(crate) error_code: Option<Cow<'static, str>>,
+    /// The arguments the audit hashes.
+    pub(crate) args: Value,
+}
+
+impl Outcome {
+    /// A successful call.
+    pub(crate) fn ok(result: CallToolResult, args: Value) -> Self {
+        Self {
+            result: Ok(result),
+            outcome: Cow::Borrowed(HarnessOutcome::Ok.as_str()),
+            error_code: None,
+            args,
+        }
+    }
+
+    /// Whether the call succeeded.
+    pub(crate) fn is_ok(&self) -> bool {
+        self.outcome == HarnessOutcome::Ok.as_str()
+    }
+
+    /// A refusal by the harness, as its row in the refusal table says. `guards` are the
+    /// tool's (none when no tool was found), which hold an envelope's message to its caps.
+    pub(crate) fn refused(
+        refusal: Refusal,
+        guards: Option<&GuardSpec>,
+        trace_id: &str,
+        args: Value,
+    ) -> Self {
+        let row = refusal.row();
+        let result = match (row.json_rpc_error(), guards) {
+            (Some(error), _) => Err(error),
+            (None, guards) => Ok(envelope(guards, row.code, &row.message, trace_id)),
+        };
+        Self {
+            result,
+            outcome: Cow::Borrowed(row.outcome.as_str()),
+            error_code: Some(Cow::Borrowed(row.code)),
+            args,
+        }
+    }
+
+    /// A tool body's own error, answered with the envelope under its code and audited under
+    /// its outcome.
+    pub(crate) fn tool_error(
+        error: &ToolError,
+        guards: &GuardSpec,
+        trace_id: &str,
+        args: Value,
+    ) -> Self {
+        Self {
+            result: Ok(envelope(
+                Some(guards),
+                error.code(),
+                error.message(),
+                trace_id,
+            )),
+            outcome: Cow::Owned(error.outcome().to_owned()),
+            error_code: Some(Cow::Owned(error.code().to_owned())),
+            args,
+        }
+    }
+}
+
+/// The error envelope as a result. The message is guarded like any output (a tool's own error
+/// text may quote untrusted data): tags and hidden characters removed, then held to the tool's
+/// line and char caps, the envelope's own fields counted.
+fn envelope(
+    guards: Option<&GuardSpec>,
+    code: &str,
+    message: &str,
+    trace_id: &str,
+) -> CallToolResult {
+    let message = match guards {
+        Some(guards) => envelope_message(guards, code, message, trace_id),
+        None => strip::sanitize(message, true),
+    };
+    ErrorEnvelope::new(code, &message, trace_id).into_result()
+}

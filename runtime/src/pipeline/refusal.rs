@@ -1,0 +1,203 @@
+//! Every way the harness itself refuses or fails a call, in one table: each refusal's error
+//! code (what the model reads), its audit outcome, how it reaches the client (the error
+//! envelope, or a JSON-RPC error) and the shape of its message. A tool body's own errors carry
+//! their code and outcome with them ([`crate::error::ToolError`]) and are not listed here.
+
+use std::borrow::Cow;
+
+use harness_contract::HarnessOutcome;
+use rmcp::model::ErrorData;
+
+use crate::guards::tabular;
+use crate::pipeline::envelope::codes;
+use crate::validate::{ArgErrors, quote_client_text};
+
+/// A refusal by the harness, with what its message needs.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The tool's rate limit is spent; the limiter's message says when to retry.
+    RateLimited(String),
+    /// Redis could not be asked and the manifest says refuse.
+    RateLimitStoreUnavailable,
+    /// The arguments failed strict validation.
+    InvalidArguments(ArgErrors),
+    /// The client cancelled the call.
+    Cancelled,
+    /// The body ran past the tool's timeout (milliseconds).
+    Timeout(u64),
+    /// The body panicked; `caught` is the manifest's `catch_unhandled`.
+    Panic { caught: bool },
+    /// The body's output does not serialize to JSON.
+    OutputNotJson,
+    /// The result held a table and the tabular blockade refuses tables.
+    TableBlocked,
+    /// The client named a tool the server does not publish.
+    UnknownTool(String),
+}
+
+/// How a refusal reaches the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reply {
+    /// A result with `isError: true` carrying the error envelope, so the model can correct
+    /// itself.
+    Envelope,
+    /// A JSON-RPC internal error (-32603).
+    InternalError,
+    /// A JSON-RPC invalid-params error (-32602).
+    InvalidParams,
+}
+
+/// One row of the table.
+#[derive(Debug)]
+pub(crate) struct Row {
+    /// The envelope's `error_code`, and the audit record's.
+    pub(crate) code: &'static str,
+    /// The audit outcome.
+    pub(crate) outcome: HarnessOutcome,
+    /// Envelope or JSON-RPC error.
+    pub(crate) reply: Reply,
+    /// The message the model reads, before the envelope's output guards.
+    pub(crate) message: Cow<'static, str>,
+}
+
+impl Refusal {
+    /// The table.
+    pub(crate) fn row(self) -> Row {
+        use HarnessOutcome as Audit;
+        use Reply::{Envelope, InternalError, InvalidParams};
+        let (code, outcome, reply, message): (_, _, _, Cow<'static, str>) = match self {
+            Self::RateLimited(message) => (
+                codes::RATE_LIMITED,
+                Audit::RateLimited,
+                Envelope,
+                message.into(),
+            ),
+            Self::RateLimitStoreUnavailable => (
+                codes::RATE_LIMIT_STORE_UNAVAILABLE,
+                Audit::RateLimitUnavailable,
+                Envelope,
+                "The rate limit could not be checked, so the call was not run. Retry shortly."
+                    .into(),
+            ),
+            Self::InvalidArguments(errors) => (
+                codes::INVALID_ARGUMENTS,
+                Audit::InvalidArguments,
+                Envelope,
+                format!("invalid arguments: {errors}").into(),
+            ),
+            Self::Cancelled => (
+                codes::CANCELLED,
+                Audit::Cancelled,
+                Envelope,
+                "The call was cancelled.".into(),
+            ),
+            Self::Timeout(ms) => (
+                codes::TIMEOUT,
+                Audit::Timeout,
+                Envelope,
+                format!("Tool call timed out after {ms} ms.").into(),
+            ),
+            Self::Panic { caught } => (
+                codes::INTERNAL_ERROR,
+                Audit::Panic,
+                if caught { Envelope } else { InternalError },
+                "internal error".into(),
+            ),
+            Self::OutputNotJson => (
+                codes::INTERNAL_ERROR,
+                Audit::Error,
+                Envelope,
+                "internal error".into(),
+            ),
+            Self::TableBlocked => (
+                codes::TOKEN_STARVATION,
+                Audit::Blocked,
+                Envelope,
+                tabular::BLOCK_MESSAGE.into(),
+            ),
+            // The name is sanitized and quoted at most 40 characters, like every client
+            // string in a message.
+            Self::UnknownTool(name) => (
+                codes::UNKNOWN_TOOL,
+                Audit::UnknownTool,
+                InvalidParams,
+                format!("unknown tool: {}", quote_client_text(&name)).into(),
+            ),
+        };
+        Row {
+            code,
+            outcome,
+            reply,
+            message,
+        }
+    }
+}
+
+impl Row {
+    /// The JSON-RPC error of a row whose reply is not the envelope.
+    pub(crate) fn json_rpc_error(&self) -> Option<ErrorData> {
+        match self.reply {
+            Reply::Envelope => None,
+            Reply::InternalError => Some(ErrorData::internal_error(self.message.clone(), None)),
+            Reply::InvalidParams => Some(ErrorData::invalid_params(self.message.clone(), None)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_envelope_code_appears_in_one_row_with_its_outcome() {
+        let rows = [
+            Refusal::RateLimited("Retry after 3 s.".into()),
+            Refusal::RateLimitStoreUnavailable,
+            Refusal::InvalidArguments(ArgErrors::default()),
+            Refusal::Cancelled,
+            Refusal::Timeout(5),
+            Refusal::Panic { caught: true },
+            Refusal::OutputNotJson,
+            Refusal::TableBlocked,
+            Refusal::UnknownTool("x".into()),
+        ]
+        .map(|refusal| {
+            let row = refusal.row();
+            (row.code, row.outcome.as_str(), row.reply)
+        });
+        assert_eq!(
+            rows,
+            [
+                ("ToolRateLimitError", "rate_limited", Reply::Envelope),
+                (
+                    "RateLimitStoreUnavailable",
+                    "rate_limit_unavailable",
+                    Reply::Envelope
+                ),
+                ("InvalidArguments", "invalid_arguments", Reply::Envelope),
+                ("Cancelled", "cancelled", Reply::Envelope),
+                ("ToolTimeoutError", "timeout", Reply::Envelope),
+                ("InternalError", "panic", Reply::Envelope),
+                ("InternalError", "error", Reply::Envelope),
+                ("TokenStarvationError", "blocked", Reply::Envelope),
+                ("UnknownTool", "unknown_tool", Reply::InvalidParams),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_uncaught_panic_is_a_json_rpc_internal_error() {
+        let row = Refusal::Panic { caught: false }.row();
+        let error = row.json_rpc_error().expect("not an envelope");
+        assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(error.message, "internal error");
+    }
+
+    #[test]
+    fn an_unknown_tool_name_is_quoted_and_cut() {
+        let row = Refusal::UnknownTool(format!("<x>{}", "n".repeat(100))).row();
+        let error = row.json_rpc_error().expect("JSON-RPC");
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert!(error.message.len() < 80, "{}", error.message);
+    }
+}

@@ -1,0 +1,33 @@
+//! The trait generated code implements: what the command line, the transports and an
+//! embedding application need from a generated server.
+
+use rmcp::ServerHandler;
+use rmcp::model::{CallToolResponse, ErrorData, Tool};
+
+use crate::pipeline::Pipeline;
+use crate::pipeline::call::Call;
+use crate::spec::{BundleSpec, ServerSpec, ToolSpec};
+use crate::verify::VerifierSpec;
+
+/// What the CLI needs from a generated server.
+pub trait GeneratedServer: ServerHandler + Clone {
+    /// The manifest's `[server]`, `[transport]` and `[audit]`.
+    fn spec(&self) -> &'static ServerSpec;
+    /// The manifest's tools.
+    fn tool_specs(&self) -> &'static [ToolSpec];
+    /// The guard pipeline every call goes through.
+    fn pipeline(&self) -> &Pipeline;
+    /// The Harbor task directory generated with the server.
+    fn bundle(&self) -> &'static BundleSpec;
+    /// The verifier's checks.
+    fn verifier(&self) -> &'static VerifierSpec;
+    /// What `tools/list` publishes.
+    fn tool_definitions(&self) -> &[Tool];
+    /// Runs `tools/call` of `name` through the pipeline: what `call_tool` does once rmcp
+    /// has split the request, and what the stateless fast path calls directly.
+    fn dispatch(
+        &self,
+        name: &str,
+        call: Call,
+    ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send;
+}
