@@ -1,5 +1,5 @@
 //! Tools: names (unique, valid MCP names, distinct Rust identifiers), descriptions, their
-//! arguments (checked in [`crate::model::arguments`]) and guards, and the built-in tools.
+//! arguments (checked in `model::arguments`) and guards, and the built-in tools.
 
 use std::collections::BTreeMap;
 

@@ -23,9 +23,11 @@ fn set_fields(pairs: impl IntoIterator<Item = (&'static str, Option<Value>)>) ->
     )
 }
 
-/// The tool definitions exactly as `tools/list` publishes them, for a digest a client can
-/// recompute: sha256 of the canonical JSON (keys sorted, no spaces) of the `tools` array.
-fn published_tools(model: &Model) -> Value {
+/// The tool definitions exactly as `tools/list` publishes them (harness-runtime's
+/// `ToolSpec::to_tool`, pinned equal by tests/fixtures/tests/rules_pinned.rs), for a digest a
+/// client can recompute: sha256 of the canonical JSON (keys sorted, no spaces) of the `tools`
+/// array.
+pub fn published_tools(model: &Model) -> Value {
     let flag = |hint: Option<bool>| hint.map(Value::Bool);
     model
         .tools

@@ -13,3 +13,4 @@ mod templated;
 
 pub use files::{PREFIX, files};
 pub use layout::{binary_name, binary_paths, health_address};
+pub use ledger::published_tools;
