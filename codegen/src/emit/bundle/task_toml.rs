@@ -310,6 +310,8 @@ impl TaskConfig {
                         command: hook.command.clone(),
                     })
                     .collect(),
+                // The model decides a network for exactly the verifier environment the
+                // manifest gives.
                 environment: verifier
                     .environment
                     .as_ref()
