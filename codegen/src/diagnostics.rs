@@ -78,28 +78,6 @@ impl Diagnostic {
     }
 }
 
-/// The problems found so far in one manifest: every check reports here, so all of them are
-/// shown at once.
-#[derive(Debug, Default)]
-pub(crate) struct Diagnostics(Vec<Diagnostic>);
-
-impl Diagnostics {
-    /// Records one problem.
-    pub(crate) fn report(&mut self, diagnostic: Diagnostic) {
-        self.0.push(diagnostic);
-    }
-
-    /// True when no problem was found.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The problems, in the order they were found.
-    pub(crate) fn into_vec(self) -> Vec<Diagnostic> {
-        self.0
-    }
-}
-
 /// Every problem found in one manifest, ready to render.
 #[derive(Debug, Clone)]
 pub struct ManifestErrors {

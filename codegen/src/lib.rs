@@ -7,6 +7,7 @@
 pub mod builder;
 pub mod diagnostics;
 pub mod emit;
+mod error_sink;
 pub mod ident;
 pub mod manifest;
 pub mod manifest_path;

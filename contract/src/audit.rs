@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::contract_enum;
+use crate::enums::contract_enum;
 
 /// The fields every record has, sorted; `trace_id` and `error_code` are optional additions.
 /// The writer emits exactly these and the verifier refuses a record without them.

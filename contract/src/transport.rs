@@ -1,8 +1,11 @@
-//! The MCP transports, and the `[transport]` defaults both the manifest and hand-built specs use.
+//! The MCP transports, the `[transport]` defaults both the manifest and hand-built specs use,
+//! and where a client on the server's own host reaches it.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use serde::{Deserialize, Serialize};
 
-use crate::contract_enum;
+use crate::enums::contract_enum;
 
 /// An MCP transport: what `serve` listens on, and what a Harbor `mcp_servers` entry names.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -24,7 +27,8 @@ contract_enum!(TransportKind {
     Sse => "sse",
 });
 
-/// `[transport]` defaults.
+/// `[transport]` defaults: every key the manifest may leave out, the kind being
+/// [`TransportKind::default`].
 pub mod defaults {
     /// Socket address the HTTP transports bind to.
     pub const BIND: &str = "127.0.0.1:8765";
@@ -34,12 +38,47 @@ pub mod defaults {
     pub const HEALTH_PATH: &str = "/health";
     /// Streamable HTTP keeps sessions.
     pub const STATEFUL: bool = true;
+    /// Stateless streamable HTTP answers with an SSE stream, not plain JSON.
+    pub const JSON_RESPONSE: bool = false;
     /// Largest request body accepted (bytes).
     pub const MAX_REQUEST_BODY_BYTES: u64 = 4 * 1024 * 1024;
     /// Seconds between SSE keep-alive comments.
     pub const SSE_KEEP_ALIVE_SECONDS: u64 = 15;
     /// Host names a request's `Host` may carry: loopback only.
     pub const ALLOWED_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+    /// Origins allowed besides those on an allowed host: none.
+    pub const ALLOWED_ORIGINS: &[&str] = &[];
+    /// A non-loopback bind needs auth.
+    pub const ALLOW_PUBLIC_BIND: bool = false;
     /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
     pub const SHUTDOWN_GRACE_SECONDS: u64 = 10;
+}
+
+/// The address a client on the server's own host connects to when the server listens on
+/// `bind`: `bind` itself, or loopback (same family, same port) when `bind` is unspecified
+/// (`0.0.0.0` or `[::]`, every interface), which is not an address one can connect to.
+pub fn local_address_of(bind: SocketAddr) -> SocketAddr {
+    if !bind.ip().is_unspecified() {
+        return bind;
+    }
+    let loopback = if bind.is_ipv4() {
+        Ipv4Addr::LOCALHOST.into()
+    } else {
+        Ipv6Addr::LOCALHOST.into()
+    };
+    SocketAddr::new(loopback, bind.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_address_of;
+
+    #[test]
+    fn an_unspecified_bind_is_reached_on_loopback_of_its_family_and_port() {
+        let reach = |bind: &str| local_address_of(bind.parse().expect("an address")).to_string();
+        assert_eq!(reach("0.0.0.0:8765"), "127.0.0.1:8765");
+        assert_eq!(reach("[::]:9000"), "[::1]:9000");
+        assert_eq!(reach("127.0.0.1:8765"), "127.0.0.1:8765");
+        assert_eq!(reach("10.1.2.3:80"), "10.1.2.3:80");
+    }
 }

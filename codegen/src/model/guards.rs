@@ -2,9 +2,10 @@
 //! resolution (the tool's own keys over the defaults over the built-in defaults).
 
 use crate::diagnostics::Diagnostic;
+use crate::error_sink::ErrorSink;
 use crate::manifest::{self, Guards, RateLimitBackend, StoreUnreachable, TabularAction};
 use crate::manifest_path::ManifestPath;
-use crate::model::ModelBuilder;
+use crate::model::names::is_env_var_name;
 
 /// The resolved guard policy of one tool: its own `guards` over `[defaults.guards]` over
 /// the built-in defaults.
@@ -55,119 +56,111 @@ const MAX_STORE_TIMEOUT_MS: u64 = 10_000;
 
 pub use harness_contract::guards::{DEFAULT_TABULAR, MIN_MAX_CHARS};
 
-impl ModelBuilder {
-    /// Checks guard values that no type can rule out.
-    pub(super) fn check_guards(&mut self, guards: &Guards, path: &ManifestPath) {
-        let positive = [
-            ("max_lines", guards.max_lines),
-            ("timeout_ms", guards.timeout_ms),
-            (
-                "tabular.max_rows",
-                guards.tabular.map(|tabular| tabular.max_rows),
-            ),
-        ];
-        for (key, value) in positive {
-            if value == Some(0) {
-                let at = key.split('.').fold(path.clone(), |at, part| at.key(part));
-                self.diagnostics.report(
-                    Diagnostic::value(at, format!("{key} must be at least 1"))
-                        .label("zero")
-                        .help(
-                            "a zero limit would refuse every call; remove the key to have no limit",
-                        ),
-                );
-            }
-        }
-        if let Some(max_chars) = guards.max_chars.filter(|max| *max < MIN_MAX_CHARS) {
-            self.diagnostics.report(
-                Diagnostic::value(
-                    path.key("max_chars"),
-                    format!("max_chars {max_chars} leaves no room for the truncation marker"),
-                )
-                .label("too small")
-                .help(format!("use at least {MIN_MAX_CHARS}")),
+/// Checks guard values that no type can rule out.
+pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorSink<'_>) {
+    let positive = [
+        ("max_lines", guards.max_lines),
+        ("timeout_ms", guards.timeout_ms),
+        (
+            "tabular.max_rows",
+            guards.tabular.map(|tabular| tabular.max_rows),
+        ),
+    ];
+    for (key, value) in positive {
+        if value == Some(0) {
+            let at = key.split('.').fold(path.clone(), |at, part| at.key(part));
+            errors.report(
+                Diagnostic::value(at, format!("{key} must be at least 1"))
+                    .label("zero")
+                    .help("a zero limit would refuse every call; remove the key to have no limit"),
             );
         }
-        if let Some(limit) = guards.rate_limit {
-            let limit_path = path.key("rate_limit");
-            if limit.calls == 0 {
-                self.diagnostics.report(
-                    Diagnostic::value(
-                        limit_path.key("calls"),
-                        "rate_limit.calls must be at least 1",
-                    )
-                    .label("zero")
-                    .help("remove rate_limit to have no limit"),
-                );
-            }
-            let period = limit.period_seconds.as_f64();
-            if !(period > 0.0 && period <= 86_400.0 * 366.0) {
-                self.diagnostics.report(
-                    Diagnostic::value(
-                        limit_path.key("period_seconds"),
-                        "rate_limit.period_seconds must be positive and at most a year",
-                    )
-                    .label("out of range")
-                    .help("for example period_seconds = 60"),
-                );
-            }
+    }
+    if let Some(max_chars) = guards.max_chars.filter(|max| *max < MIN_MAX_CHARS) {
+        errors.report(
+            Diagnostic::value(
+                path.key("max_chars"),
+                format!("max_chars {max_chars} leaves no room for the truncation marker"),
+            )
+            .label("too small")
+            .help(format!("use at least {MIN_MAX_CHARS}")),
+        );
+    }
+    if let Some(limit) = guards.rate_limit {
+        let limit_path = path.key("rate_limit");
+        if limit.calls == 0 {
+            errors.report(
+                Diagnostic::value(
+                    limit_path.key("calls"),
+                    "rate_limit.calls must be at least 1",
+                )
+                .label("zero")
+                .help("remove rate_limit to have no limit"),
+            );
+        }
+        let period = limit.period_seconds.as_f64();
+        if !(period > 0.0 && period <= 86_400.0 * 366.0) {
+            errors.report(
+                Diagnostic::value(
+                    limit_path.key("period_seconds"),
+                    "rate_limit.period_seconds must be positive and at most a year",
+                )
+                .label("out of range")
+                .help("for example period_seconds = 60"),
+            );
         }
     }
 }
 
-impl ModelBuilder {
-    /// Checks `[rate_limit_store]`.
-    pub(super) fn rate_limit_store(
-        &mut self,
-        store: &manifest::RateLimitStore,
-    ) -> RateLimitStoreModel {
-        let path = ManifestPath::root().key("rate_limit_store");
-        if !super::server::is_env_var_name(&store.url_env) {
-            self.diagnostics.report(
-                Diagnostic::value(path.key("url_env"), format!("`{}` is not an environment variable name", store.url_env))
-                    .label("name the variable, not the URL")
-                    .help("use uppercase letters, digits and `_`, e.g. \"HARNESS_REDIS_URL\"; a Redis URL may carry a password and never goes in the manifest"),
-            );
-        }
-        if !(1..=MAX_STORE_TIMEOUT_MS).contains(&store.timeout_ms) {
-            self.diagnostics.report(
-                Diagnostic::value(
-                    path.key("timeout_ms"),
-                    format!("timeout_ms must be between 1 and {MAX_STORE_TIMEOUT_MS}"),
-                )
-                .label("out of range")
-                .help(
-                    "every rate-limited call waits at most this long for Redis; 250 is the default",
-                ),
-            );
-        }
-        let key_prefix_ok = !store.key_prefix.is_empty()
-            && store
-                .key_prefix
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
-        if !key_prefix_ok {
-            self.diagnostics.report(
-                Diagnostic::value(
-                    path.key("key_prefix"),
-                    "key_prefix is not a plain key prefix",
-                )
-                .label("empty, or a character besides letters, digits, `_`, `-`, `:` and `.`")
-                .help("for example key_prefix = \"harness\""),
-            );
-        }
-        RateLimitStoreModel {
-            url_env: store.url_env.clone(),
-            timeout_ms: store.timeout_ms,
-            when_unreachable: store.when_unreachable,
-            key_prefix: store.key_prefix.clone(),
-        }
+/// Checks `[rate_limit_store]`.
+pub(crate) fn rate_limit_store(
+    store: &manifest::RateLimitStore,
+    errors: &ErrorSink<'_>,
+) -> RateLimitStoreModel {
+    let path = ManifestPath::root().key("rate_limit_store");
+    if !is_env_var_name(&store.url_env) {
+        errors.report(
+            Diagnostic::value(path.key("url_env"), format!("`{}` is not an environment variable name", store.url_env))
+                .label("name the variable, not the URL")
+                .help("use uppercase letters, digits and `_`, e.g. \"HARNESS_REDIS_URL\"; a Redis URL may carry a password and never goes in the manifest"),
+        );
+    }
+    if !(1..=MAX_STORE_TIMEOUT_MS).contains(&store.timeout_ms) {
+        errors.report(
+            Diagnostic::value(
+                path.key("timeout_ms"),
+                format!("timeout_ms must be between 1 and {MAX_STORE_TIMEOUT_MS}"),
+            )
+            .label("out of range")
+            .help("every rate-limited call waits at most this long for Redis; 250 is the default"),
+        );
+    }
+    let key_prefix_ok = !store.key_prefix.is_empty()
+        && store
+            .key_prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+    if !key_prefix_ok {
+        errors.report(
+            Diagnostic::value(
+                path.key("key_prefix"),
+                "key_prefix is not a plain key prefix",
+            )
+            .label("empty, or a character besides letters, digits, `_`, `-`, `:` and `.`")
+            .help("for example key_prefix = \"harness\""),
+        );
+    }
+    RateLimitStoreModel {
+        url_env: store.url_env.clone(),
+        timeout_ms: store.timeout_ms,
+        when_unreachable: store.when_unreachable,
+        key_prefix: store.key_prefix.clone(),
     }
 }
 
 /// A tool's guards over the manifest defaults over the built-in defaults; a rate limit without
 /// its own backend takes `store_backend`.
-pub(super) fn resolve_guards(
+pub(crate) fn resolve_guards(
     tool: &Guards,
     defaults: &Guards,
     store_backend: RateLimitBackend,

@@ -4,9 +4,10 @@
 use std::net::SocketAddr;
 
 use crate::diagnostics::Diagnostic;
+use crate::error_sink::ErrorSink;
 use crate::manifest::{self, AuditField, FsyncPolicy, TransportKind};
 use crate::manifest_path::ManifestPath;
-use crate::model::ModelBuilder;
+use crate::model::names::is_env_var_name;
 
 /// The validated `[audit]` table.
 #[derive(Debug, Clone)]
@@ -67,197 +68,191 @@ pub struct TransportModel {
     pub shutdown_grace_seconds: u64,
 }
 
-impl ModelBuilder {
-    pub(super) fn server(&mut self, server: &manifest::Server) -> ServerModel {
-        let path = ManifestPath::root().key("server");
-        for (key, value) in [("name", &server.name), ("version", &server.version)] {
-            if value.trim().is_empty() {
-                self.diagnostics.report(
-                    Diagnostic::value(path.key(key), format!("server {key} is empty"))
-                        .label("empty")
-                        .help(format!("clients show the server {key}; give one")),
-                );
-            }
-        }
-        ServerModel {
-            name: server.name.clone(),
-            version: server.version.clone(),
-            title: server.title.clone(),
-            instructions: server.instructions.clone(),
-        }
-    }
-
-    pub(super) fn transport(&mut self, transport: &manifest::Transport) -> TransportModel {
-        let path = ManifestPath::root().key("transport");
-        if transport.bind.parse::<SocketAddr>().is_err() {
-            self.diagnostics.report(
-                Diagnostic::value(path.key("bind"), "bind is not an IP address with a port")
-                    .label("not ADDRESS:PORT")
-                    .help("write an IP address and a port, such as 127.0.0.1:8765"),
-            );
-        }
-        for (key, value) in [
-            ("path", &transport.path),
-            ("health_path", &transport.health_path),
-        ] {
-            if !value.starts_with('/') || value.contains(char::is_whitespace) {
-                self.diagnostics.report(
-                    Diagnostic::value(path.key(key), format!("{key} is not an absolute URL path"))
-                        .label("must start with `/` and contain no spaces")
-                        .help("for example \"/mcp\" or \"/health\""),
-                );
-            }
-        }
-        if transport.path == transport.health_path {
-            self.diagnostics.report(
-                Diagnostic::value(
-                    path.key("health_path"),
-                    "health_path is the same as the MCP path",
-                )
-                .label("clashes with `path`")
-                .help("serve health on its own path, such as \"/health\""),
-            );
-        }
-        self.transport_security(transport, &path);
-        TransportModel {
-            kind: transport.kind,
-            bind: transport.bind.clone(),
-            path: transport.path.clone(),
-            health_path: transport.health_path.clone(),
-            stateful: transport.stateful,
-            json_response: transport.json_response,
-            max_request_body_bytes: transport.max_request_body_bytes,
-            sse_keep_alive_seconds: transport.sse_keep_alive_seconds,
-            allowed_hosts: transport.allowed_hosts.clone(),
-            allowed_origins: transport.allowed_origins.clone(),
-            auth_token_env: transport.auth_token_env.clone(),
-            allow_public_bind: transport.allow_public_bind,
-            shutdown_grace_seconds: transport.shutdown_grace_seconds,
-        }
-    }
-
-    pub(super) fn transport_security(
-        &mut self,
-        transport: &manifest::Transport,
-        path: &ManifestPath,
-    ) {
-        if transport.json_response && transport.stateful {
-            self.diagnostics.report(
-                Diagnostic::value(
-                    path.key("json_response"),
-                    "json_response needs stateful = false",
-                )
-                .label("only stateless streamable HTTP answers with plain JSON")
-                .help("set stateful = false, or remove json_response"),
-            );
-        }
-        let public = transport
-            .bind
-            .parse::<SocketAddr>()
-            .is_ok_and(|bind| !bind.ip().is_loopback());
-        if public && transport.auth_token_env.is_none() && !transport.allow_public_bind {
-            self.diagnostics.report(
-                Diagnostic::value(path.key("bind"), format!("{} is reachable from other hosts, without auth", transport.bind))
-                    .label("not a loopback address")
-                    .help("set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
-            );
-        }
-        if let Some(variable) = &transport.auth_token_env
-            && !is_env_var_name(variable)
-        {
-            self.diagnostics.report(
-                Diagnostic::value(path.key("auth_token_env"), format!("`{variable}` is not an environment variable name"))
-                    .label("name the variable, not the token")
-                    .help("use uppercase letters, digits and `_`, e.g. \"MCP_TOKEN\"; the token itself never goes in the manifest"),
-            );
-        }
-        for (index, host) in transport.allowed_hosts.iter().enumerate() {
-            if host.is_empty()
-                || host.contains(['/', ' '])
-                || (host.contains(':') && host.parse::<std::net::IpAddr>().is_err())
-            {
-                self.diagnostics.report(
-                    Diagnostic::value(
-                        path.key("allowed_hosts").index(index),
-                        format!("allowed host `{host}` is not a host name"),
-                    )
-                    .label("no scheme, port or path")
-                    .help("write host names or IP addresses, e.g. \"localhost\" or \"127.0.0.1\""),
-                );
-            }
-        }
-        for (index, origin) in transport.allowed_origins.iter().enumerate() {
-            let valid = origin.split_once("://").is_some_and(|(scheme, rest)| {
-                matches!(scheme, "http" | "https") && !rest.is_empty() && !rest.contains('/')
-            });
-            if !valid {
-                self.diagnostics.report(
-                    Diagnostic::value(
-                        path.key("allowed_origins").index(index),
-                        format!("allowed origin `{origin}` is not scheme://host[:port]"),
-                    )
-                    .label("not an origin")
-                    .help("an origin has no path, e.g. \"https://app.example.com\""),
-                );
-            }
-        }
-        let too_small = [
-            (
-                "sse_keep_alive_seconds",
-                transport.sse_keep_alive_seconds < 1,
-                "a keep-alive comment needs at least 1 s between them",
-            ),
-            (
-                "max_request_body_bytes",
-                transport.max_request_body_bytes < 1024,
-                "a request body limit below 1024 bytes refuses ordinary calls",
-            ),
-        ];
-        for (key, small, help) in too_small {
-            if small {
-                self.diagnostics.report(
-                    Diagnostic::value(path.key(key), format!("{key} is too small"))
-                        .label("out of range")
-                        .help(help),
-                );
-            }
-        }
-    }
-
-    pub(super) fn audit(&mut self, audit: &manifest::Audit) -> AuditModel {
-        let path = ManifestPath::root().key("audit");
-        if audit.path.trim().is_empty() {
-            self.diagnostics.report(
-                Diagnostic::value(path.key("path"), "audit path is empty")
+/// Checks `[server]`.
+pub(crate) fn server(server: &manifest::Server, errors: &ErrorSink<'_>) -> ServerModel {
+    let path = ManifestPath::root().key("server");
+    for (key, value) in [("name", &server.name), ("version", &server.version)] {
+        if value.trim().is_empty() {
+            errors.report(
+                Diagnostic::value(path.key(key), format!("server {key} is empty"))
                     .label("empty")
-                    .help("give a file path, such as /var/log/monitor-mcp/audit.jsonl"),
+                    .help(format!("clients show the server {key}; give one")),
             );
         }
-        if audit.schema_version == 0 {
-            self.diagnostics.report(
+    }
+    ServerModel {
+        name: server.name.clone(),
+        version: server.version.clone(),
+        title: server.title.clone(),
+        instructions: server.instructions.clone(),
+    }
+}
+
+/// Checks `[transport]`.
+pub(crate) fn transport(transport: &manifest::Transport, errors: &ErrorSink<'_>) -> TransportModel {
+    let path = ManifestPath::root().key("transport");
+    if transport.bind.parse::<SocketAddr>().is_err() {
+        errors.report(
+            Diagnostic::value(path.key("bind"), "bind is not an IP address with a port")
+                .label("not ADDRESS:PORT")
+                .help("write an IP address and a port, such as 127.0.0.1:8765"),
+        );
+    }
+    for (key, value) in [
+        ("path", &transport.path),
+        ("health_path", &transport.health_path),
+    ] {
+        if !value.starts_with('/') || value.contains(char::is_whitespace) {
+            errors.report(
+                Diagnostic::value(path.key(key), format!("{key} is not an absolute URL path"))
+                    .label("must start with `/` and contain no spaces")
+                    .help("for example \"/mcp\" or \"/health\""),
+            );
+        }
+    }
+    if transport.path == transport.health_path {
+        errors.report(
+            Diagnostic::value(
+                path.key("health_path"),
+                "health_path is the same as the MCP path",
+            )
+            .label("clashes with `path`")
+            .help("serve health on its own path, such as \"/health\""),
+        );
+    }
+    transport_security(transport, &path, errors);
+    TransportModel {
+        kind: transport.kind,
+        bind: transport.bind.clone(),
+        path: transport.path.clone(),
+        health_path: transport.health_path.clone(),
+        stateful: transport.stateful,
+        json_response: transport.json_response,
+        max_request_body_bytes: transport.max_request_body_bytes,
+        sse_keep_alive_seconds: transport.sse_keep_alive_seconds,
+        allowed_hosts: transport.allowed_hosts.clone(),
+        allowed_origins: transport.allowed_origins.clone(),
+        auth_token_env: transport.auth_token_env.clone(),
+        allow_public_bind: transport.allow_public_bind,
+        shutdown_grace_seconds: transport.shutdown_grace_seconds,
+    }
+}
+
+/// The checks that keep a served transport safe: auth beyond loopback, Host and Origin lists,
+/// and limits that would refuse ordinary calls.
+fn transport_security(
+    transport: &manifest::Transport,
+    path: &ManifestPath,
+    errors: &ErrorSink<'_>,
+) {
+    if transport.json_response && transport.stateful {
+        errors.report(
+            Diagnostic::value(
+                path.key("json_response"),
+                "json_response needs stateful = false",
+            )
+            .label("only stateless streamable HTTP answers with plain JSON")
+            .help("set stateful = false, or remove json_response"),
+        );
+    }
+    let public = transport
+        .bind
+        .parse::<SocketAddr>()
+        .is_ok_and(|bind| !bind.ip().is_loopback());
+    if public && transport.auth_token_env.is_none() && !transport.allow_public_bind {
+        errors.report(
+            Diagnostic::value(path.key("bind"), format!("{} is reachable from other hosts, without auth", transport.bind))
+                .label("not a loopback address")
+                .help("set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
+        );
+    }
+    if let Some(variable) = &transport.auth_token_env
+        && !is_env_var_name(variable)
+    {
+        errors.report(
+            Diagnostic::value(path.key("auth_token_env"), format!("`{variable}` is not an environment variable name"))
+                .label("name the variable, not the token")
+                .help("use uppercase letters, digits and `_`, e.g. \"MCP_TOKEN\"; the token itself never goes in the manifest"),
+        );
+    }
+    for (index, host) in transport.allowed_hosts.iter().enumerate() {
+        if host.is_empty()
+            || host.contains(['/', ' '])
+            || (host.contains(':') && host.parse::<std::net::IpAddr>().is_err())
+        {
+            errors.report(
                 Diagnostic::value(
-                    path.key("schema_version"),
-                    "audit schema_version must be at least 1",
+                    path.key("allowed_hosts").index(index),
+                    format!("allowed host `{host}` is not a host name"),
                 )
-                .label("zero")
-                .help("start at 1 and raise it when the record format changes"),
+                .label("no scheme, port or path")
+                .help("write host names or IP addresses, e.g. \"localhost\" or \"127.0.0.1\""),
             );
         }
-        AuditModel {
-            path: audit.path.clone(),
-            schema_version: audit.schema_version,
-            trace_id: audit.extra_fields.contains(&AuditField::TraceId),
-            error_code: audit.extra_fields.contains(&AuditField::ErrorCode),
-            fsync: audit.fsync,
+    }
+    for (index, origin) in transport.allowed_origins.iter().enumerate() {
+        let valid = origin.split_once("://").is_some_and(|(scheme, rest)| {
+            matches!(scheme, "http" | "https") && !rest.is_empty() && !rest.contains('/')
+        });
+        if !valid {
+            errors.report(
+                Diagnostic::value(
+                    path.key("allowed_origins").index(index),
+                    format!("allowed origin `{origin}` is not scheme://host[:port]"),
+                )
+                .label("not an origin")
+                .help("an origin has no path, e.g. \"https://app.example.com\""),
+            );
+        }
+    }
+    let too_small = [
+        (
+            "sse_keep_alive_seconds",
+            transport.sse_keep_alive_seconds < 1,
+            "a keep-alive comment needs at least 1 s between them",
+        ),
+        (
+            "max_request_body_bytes",
+            transport.max_request_body_bytes < 1024,
+            "a request body limit below 1024 bytes refuses ordinary calls",
+        ),
+    ];
+    for (key, small, help) in too_small {
+        if small {
+            errors.report(
+                Diagnostic::value(path.key(key), format!("{key} is too small"))
+                    .label("out of range")
+                    .help(help),
+            );
         }
     }
 }
 
-/// A portable environment variable name: uppercase letters, digits and `_`, not starting
-/// with a digit.
-pub(super) fn is_env_var_name(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+/// Checks `[audit]`.
+pub(crate) fn audit(audit: &manifest::Audit, errors: &ErrorSink<'_>) -> AuditModel {
+    let path = ManifestPath::root().key("audit");
+    if audit.path.trim().is_empty() {
+        errors.report(
+            Diagnostic::value(path.key("path"), "audit path is empty")
+                .label("empty")
+                .help("give a file path, such as /var/log/monitor-mcp/audit.jsonl"),
+        );
+    }
+    if audit.schema_version == 0 {
+        errors.report(
+            Diagnostic::value(
+                path.key("schema_version"),
+                "audit schema_version must be at least 1",
+            )
+            .label("zero")
+            .help("start at 1 and raise it when the record format changes"),
+        );
+    }
+    AuditModel {
+        path: audit.path.clone(),
+        schema_version: audit.schema_version,
+        trace_id: audit.extra_fields.contains(&AuditField::TraceId),
+        error_code: audit.extra_fields.contains(&AuditField::ErrorCode),
+        fsync: audit.fsync,
+    }
 }

@@ -6,12 +6,14 @@
 use harness_contract::{HarnessOutcome, canonical_json, sha256_hex};
 use serde_json::{Map, Value};
 
-use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::diagnostics::Diagnostic;
+use crate::error_sink::ErrorSink;
 use crate::manifest::Manifest;
 use crate::manifest::bundle::{Check, CheckKind, FieldType};
 use crate::manifest_path::ManifestPath;
+use crate::model::tools::ToolModel;
+use crate::model::types::{FieldModel, Presence, TypeModel};
 use crate::model::value::{check_value, toml_to_json};
-use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
 
 /// Longest audit duration the verifier accepts when no tool has a longer timeout.
 pub const DEFAULT_MAX_DURATION_MS: u64 = 60_000;
@@ -117,7 +119,7 @@ fn complete_arguments(fields: &[FieldModel], given: &Map<String, Value>) -> Resu
 pub(crate) fn build(
     manifest: &Manifest,
     tools: &[ToolModel],
-    diagnostics: &mut Diagnostics,
+    errors: &ErrorSink<'_>,
 ) -> VerifierModel {
     let outcomes: Vec<String> = manifest.audit.outcomes.clone().unwrap_or_else(|| {
         HarnessOutcome::ALL
@@ -144,9 +146,9 @@ pub(crate) fn build(
     let mut audit_reported = false;
     for (index, check) in checks.iter().enumerate() {
         let path = base.index(index);
-        let mut error = |key: Option<&str>, message: String, help: &str| {
+        let error = |key: Option<&str>, message: String, help: &str| {
             let at = key.map_or_else(|| path.clone(), |key| path.key(key));
-            diagnostics.report(
+            errors.report(
                 Diagnostic::value(at, message)
                     .label("invalid check")
                     .help(help.to_owned()),
@@ -209,8 +211,8 @@ pub(crate) fn build(
             );
         }
         let model = match check.kind {
-            CheckKind::AuditCall => audit_call(check, tools, &outcomes, &mut error),
-            CheckKind::StateFile => state_file(check, &mut error),
+            CheckKind::AuditCall => audit_call(check, tools, &outcomes, &error),
+            CheckKind::StateFile => state_file(check, &error),
             CheckKind::FileExists => match &check.path {
                 Some(path) => Some(CheckModel::FileExists { path: path.clone() }),
                 None => {
@@ -260,7 +262,7 @@ fn audit_call(
     check: &Check,
     tools: &[ToolModel],
     outcomes: &[String],
-    error: &mut impl FnMut(Option<&str>, String, &str),
+    error: &impl Fn(Option<&str>, String, &str),
 ) -> Option<CheckModel> {
     let Some(name) = &check.tool else {
         error(
@@ -323,10 +325,7 @@ fn audit_call(
     })
 }
 
-fn state_file(
-    check: &Check,
-    error: &mut impl FnMut(Option<&str>, String, &str),
-) -> Option<CheckModel> {
+fn state_file(check: &Check, error: &impl Fn(Option<&str>, String, &str)) -> Option<CheckModel> {
     let (Some(path), Some(fields)) = (&check.path, &check.fields) else {
         error(
             None,
@@ -339,32 +338,31 @@ fn state_file(
         .iter()
         .map(|(name, ty)| (name.clone(), *ty))
         .collect();
-    let mut conditions =
-        |key: &str, table: &Option<toml::Table>| -> Option<Vec<(String, String)>> {
-            let mut out = Vec::new();
-            for (name, value) in table.iter().flatten() {
-                let Some((_, ty)) = fields.iter().find(|(field, _)| field == name) else {
+    let conditions = |key: &str, table: &Option<toml::Table>| -> Option<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for (name, value) in table.iter().flatten() {
+            let Some((_, ty)) = fields.iter().find(|(field, _)| field == name) else {
+                error(
+                    Some(key),
+                    format!("`{name}` is not one of the declared fields"),
+                    "declare it in `fields`",
+                );
+                return None;
+            };
+            match toml_to_json(value) {
+                Ok(json) if ty.admits(&json) => out.push((name.clone(), json.to_string())),
+                _ => {
                     error(
                         Some(key),
-                        format!("`{name}` is not one of the declared fields"),
-                        "declare it in `fields`",
+                        format!("`{name}` = {value} is not of type {ty}"),
+                        "match the field's declared type",
                     );
                     return None;
-                };
-                match toml_to_json(value) {
-                    Ok(json) if ty.admits(&json) => out.push((name.clone(), json.to_string())),
-                    _ => {
-                        error(
-                            Some(key),
-                            format!("`{name}` = {value} is not of type {ty}"),
-                            "match the field's declared type",
-                        );
-                        return None;
-                    }
                 }
             }
-            Some(out)
-        };
+        }
+        Some(out)
+    };
     let require = conditions("require", &check.require)?;
     let expect = conditions("expect", &check.expect)?;
     Some(CheckModel::StateFile {

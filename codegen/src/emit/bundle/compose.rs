@@ -4,7 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::emit::{EmitOptions, generated_notice};
+use crate::emit::bundle::layout::{
+    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, VERIFIER_BASE_IMAGE_ARG, VERIFIER_BASE_IMAGE_ENV,
+    binary_name, health_url,
+};
+use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::bundle::BundleModel;
 
 #[derive(Serialize)]
@@ -55,15 +59,6 @@ struct Build {
     args: BTreeMap<String, String>,
 }
 
-/// The build argument main's Dockerfile takes its base image from, and the environment
-/// variable that overrides it (a local image where no registry is reachable).
-pub(super) const MAIN_BASE_IMAGE_ARG: &str = "MAIN_BASE_IMAGE";
-/// See [`MAIN_BASE_IMAGE_ARG`].
-pub(super) const MAIN_BASE_IMAGE_ENV: &str = "HARNESS_MAIN_BASE_IMAGE";
-/// The environment variable that sets the verifier's base image (its Dockerfile's
-/// `VERIFIER_BASE_IMAGE` argument) when Harbor builds it through tests/docker-compose.yaml.
-pub(super) const VERIFIER_BASE_IMAGE_ENV: &str = "HARNESS_VERIFIER_BASE_IMAGE";
-
 /// A build from `.` whose base image is the build argument `arg`, defaulting to `image` and
 /// overridden by the environment variable `env`.
 fn build_with_base(arg: &str, env: &str, image: &str) -> Build {
@@ -79,11 +74,11 @@ fn header(options: &EmitOptions) -> String {
 
 /// The text of tests/docker-compose.yaml, which Harbor merges into the separate verifier's
 /// compose files: only the verifier's base image as an overridable build argument.
-pub(super) fn verifier_compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
+pub(crate) fn verifier_compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let image = &bundle.verifier.image;
     let main = Service {
         build: Some(build_with_base(
-            super::templated::VERIFIER_BASE_IMAGE_ARG,
+            VERIFIER_BASE_IMAGE_ARG,
             VERIFIER_BASE_IMAGE_ENV,
             image,
         )),
@@ -117,14 +112,10 @@ struct Healthcheck {
 /// log directory on a named volume (Harbor copies artifacts out with `docker compose cp`,
 /// which cannot read a tmpfs), no published ports, no capabilities, and a healthcheck that
 /// runs the binary itself.
-pub(super) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
+pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let sidecar = &bundle.sidecar;
-    let binary = super::binary_name(bundle);
-    let health_url = format!(
-        "http://{}{}",
-        super::health_address(bundle),
-        sidecar.health_path
-    );
+    let binary = binary_name(bundle);
+    let health_url = health_url(bundle);
     let uid = sidecar.uid;
     let log_volume = format!("{}-logs", sidecar.name);
     let mut services = BTreeMap::new();

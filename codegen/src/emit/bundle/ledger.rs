@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::emit::schema::input_schema;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
-use crate::model::bundle::task_config::NetworkPolicy;
+use crate::model::bundle::task::NetworkPolicy;
 use crate::model::verifier::CheckModel;
 
 /// The entries of `pairs` that are set, as rmcp writes a struct whose unset optional fields
@@ -23,9 +23,11 @@ fn set_fields(pairs: impl IntoIterator<Item = (&'static str, Option<Value>)>) ->
     )
 }
 
-/// The tool definitions exactly as `tools/list` publishes them, for a digest a client can
-/// recompute: sha256 of the canonical JSON (keys sorted, no spaces) of the `tools` array.
-fn published_tools(model: &Model) -> Value {
+/// The tool definitions exactly as `tools/list` publishes them (harness-runtime's
+/// `ToolSpec::to_tool`, pinned equal by tests/fixtures/tests/rules_pinned.rs), for a digest a
+/// client can recompute: sha256 of the canonical JSON (keys sorted, no spaces) of the `tools`
+/// array.
+pub fn published_tools(model: &Model) -> Value {
     let flag = |hint: Option<bool>| hint.map(Value::Bool);
     model
         .tools
@@ -82,7 +84,7 @@ pub(super) fn ledger_json(
         })
         .collect();
     let phase = |policy: &NetworkPolicy| json!({"network_mode": policy.network_mode, "allowed_hosts": policy.allowed_hosts});
-    let config = &bundle.task_config;
+    let networks = &bundle.task.networks;
     let sidecar = &bundle.sidecar;
     let skill_digest = |name: &str| {
         let path = format!("environment/skills/{name}/SKILL.md");
@@ -120,10 +122,10 @@ pub(super) fn ledger_json(
         "budgets": budgets,
         "call_budget": call_budgets,
         "network": {
-            "environment": phase(&config.environment.network),
-            "agent": phase(&config.agent.network),
-            "verifier": phase(&config.verifier.network),
-            "verifier_environment": config.verifier.environment.as_ref().map(|env| phase(&env.network)),
+            "environment": phase(&networks.environment),
+            "agent": phase(&networks.agent),
+            "verifier": phase(&networks.verifier),
+            "verifier_environment": networks.verifier_environment.as_ref().map(phase),
             "egress_overlay": bundle.overlay,
         },
         "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": skill_digest(&skill.name)})).collect::<Vec<_>>(),

@@ -3,13 +3,13 @@
 
 use minijinja::{Environment, context};
 
-use crate::emit::{EmitOptions, generated_notice};
+use crate::emit::bundle::layout::{
+    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, VERIFIER_BASE_IMAGE_ARG, binary_name, health_url,
+};
+use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
-
-/// The build argument the verifier's Dockerfile takes its base image from: a local image
-/// where no registry is reachable (`docker build --build-arg VERIFIER_BASE_IMAGE=...`).
-pub(super) const VERIFIER_BASE_IMAGE_ARG: &str = "VERIFIER_BASE_IMAGE";
+use crate::model::verifier::CheckModel;
 
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
@@ -27,7 +27,7 @@ fn environment() -> Environment<'static> {
 }
 
 /// Every templated file of the bundle: (path inside the bundle, text).
-pub(super) fn files(
+pub(crate) fn files(
     model: &Model,
     bundle: &BundleModel,
     options: &EmitOptions,
@@ -39,7 +39,7 @@ pub(super) fn files(
             .expect("templates render")
     };
     let generated = &generated_notice(&options.manifest_name);
-    let binary = &super::binary_name(bundle);
+    let binary = &binary_name(bundle);
     let sidecar = &bundle.sidecar;
     let mut files = Vec::new();
     let skill_names: Vec<String> = bundle
@@ -53,8 +53,8 @@ pub(super) fn files(
             "main.Dockerfile.j2",
             context! { generated,
                 base_image => &bundle.main.base_image,
-                base_image_arg => super::compose::MAIN_BASE_IMAGE_ARG,
-                base_image_env => super::compose::MAIN_BASE_IMAGE_ENV,
+                base_image_arg => MAIN_BASE_IMAGE_ARG,
+                base_image_env => MAIN_BASE_IMAGE_ENV,
                 uid => bundle.main.uid,
                 workdir => &bundle.main.workdir,
                 skills_dir => &bundle.main.skills_dir,
@@ -74,7 +74,7 @@ pub(super) fn files(
                     transport => sidecar.transport.as_str(),
                     audit_path => &sidecar.audit_path,
                     log_dir => &sidecar.log_dir,
-                    health_url => format!("http://{}{}", super::health_address(bundle), sidecar.health_path),
+                    health_url => health_url(bundle),
                     healthcheck => context! {
                         interval => &sidecar.healthcheck.interval,
                         timeout => &sidecar.healthcheck.timeout,
@@ -152,7 +152,6 @@ struct Oracle {
 /// `file_exists` checks, over its first MCP server when that speaks streamable HTTP (the
 /// script's small client speaks only that).
 fn oracle(model: &Model, bundle: &BundleModel) -> Option<Oracle> {
-    use crate::model::verifier::CheckModel;
     let url = bundle.oracle_url.clone()?;
     let mut calls = Vec::new();
     let mut files = Vec::new();

@@ -1,7 +1,7 @@
 //! The generated module as text: prettyplease's layout under the `@generated` header, with a
 //! blank line between items, as a person would write it (prettyplease keeps none).
 
-use crate::emit::generated_notice;
+use crate::emit::options::generated_notice;
 
 /// Formats generated tokens into the text of `harness.rs`.
 ///

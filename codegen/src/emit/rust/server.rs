@@ -5,11 +5,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::rust::{doc, int, rt};
+use crate::emit::rust::tokens::{doc, int, rt};
 use crate::ident::to_ident;
 use crate::model::{Builtin, Model, ToolModel};
 
-pub(super) fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
+pub(crate) fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
     let rt = rt();
     let trait_name = format_ident!("{}", tool.trait_name);
     let method = to_ident(&tool.module);
@@ -44,7 +44,7 @@ pub(super) fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
     }
 }
 
-pub(super) fn tools_trait(model: &Model) -> TokenStream {
+pub(crate) fn tools_trait(model: &Model) -> TokenStream {
     let bounds: Vec<_> = model
         .tools
         .iter()
@@ -63,7 +63,7 @@ pub(super) fn tools_trait(model: &Model) -> TokenStream {
     }
 }
 
-pub(super) fn harness(model: &Model) -> TokenStream {
+pub(crate) fn harness(model: &Model) -> TokenStream {
     let rt = rt();
     let arms: Vec<_> = model
         .tools
@@ -199,7 +199,7 @@ pub(super) fn harness(model: &Model) -> TokenStream {
     }
 }
 
-pub(super) fn tool_modules(model: &Model) -> TokenStream {
+pub(crate) fn tool_modules(model: &Model) -> TokenStream {
     let modules = model
         .tools
         .iter()

@@ -4,12 +4,12 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::emit::rust::{contract_enum, int, opt, opt_str, opt_u64, raw_string, rt};
+use crate::emit::rust::tokens::{contract_enum, int, opt, opt_str, opt_u64, raw_string, rt};
 use crate::emit::schema::input_schema;
 use crate::model::verifier::CheckModel;
 use crate::model::{GuardPolicy, Model, ToolModel};
 
-pub(super) fn server_spec(model: &Model) -> TokenStream {
+pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let rt = rt();
     let server = &model.server;
     let (name, version) = (&server.name, &server.version);
@@ -83,7 +83,7 @@ pub(super) fn server_spec(model: &Model) -> TokenStream {
     }
 }
 
-pub(super) fn tool_spec(tool: &ToolModel) -> TokenStream {
+pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
     let rt = rt();
     let name = &tool.name;
     let title = opt_str(tool.title.as_ref());
@@ -116,7 +116,7 @@ pub(super) fn tool_spec(tool: &ToolModel) -> TokenStream {
 }
 
 /// What `verify` checks, spelled out so each check is a reviewable diff.
-pub(super) fn verifier_spec(model: &Model) -> TokenStream {
+pub(crate) fn verifier_spec(model: &Model) -> TokenStream {
     let rt = rt();
     let verifier = &model.verifier;
     let tools = model.tools.iter().map(|tool| &tool.name);
@@ -174,7 +174,7 @@ pub(super) fn verifier_spec(model: &Model) -> TokenStream {
 }
 
 /// The Harbor task directory, embedded from OUT_DIR so it always matches the binary.
-pub(super) fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str) -> TokenStream {
+pub(crate) fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str) -> TokenStream {
     let rt = rt();
     let Some(bundle) = &model.bundle else {
         return quote! {
@@ -205,7 +205,7 @@ pub(super) fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str
 }
 
 /// The resolved guard policy, spelled out so a policy change is a reviewable diff.
-pub(super) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
+pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
     let rt = rt();
     let rate_limit = opt(guards.rate_limit.map(|limit| {
         let (calls, period_seconds) = (int(limit.calls), Literal::f64_unsuffixed(limit.period_seconds));

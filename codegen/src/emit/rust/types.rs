@@ -4,12 +4,12 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::rust::{doc, opt, opt_u64, rt};
+use crate::emit::rust::tokens::{doc, opt, opt_u64, rt};
 use crate::ident::to_ident;
 use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
 
 /// The arguments struct of a tool, and every enum and object type inside it.
-pub(super) fn tool_types(tool: &ToolModel) -> TokenStream {
+pub(crate) fn tool_types(tool: &ToolModel) -> TokenStream {
     let args_doc = format!("Validated arguments of tool `{}`.", tool.name);
     let name = format_ident!("{}", tool.args_type);
     struct_with_validator(&name, &args_doc, &tool.args)

@@ -1,0 +1,37 @@
+//! The whole generated module, in the order a reader meets it: the specs, the argument types,
+//! the body traits, then the handler and the tool modules.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::emit::options::EmitOptions;
+use crate::emit::rust::{server, specs, types};
+use crate::model::Model;
+
+/// The whole generated module (not yet formatted).
+/// `bundle_paths` are the bundle's files (empty without `[task]`), embedded from OUT_DIR.
+pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]) -> TokenStream {
+    let tools_dir = options.tools_dir.as_str();
+    let bundle = specs::bundle_spec(model, bundle_paths, &options.out_prefix);
+    let verifier = specs::verifier_spec(model);
+    let server_spec = specs::server_spec(model);
+    let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
+    let types = user_tools().map(types::tool_types);
+    let traits = user_tools().map(|tool| server::body_trait(tool, tools_dir));
+    let tools_bound = server::tools_trait(model);
+    let harness = server::harness(model);
+    let modules = server::tool_modules(model);
+    quote! {
+        use ::harness_runtime::__private as rt;
+        use ::std::sync::Arc;
+
+        #server_spec
+        #bundle
+        #verifier
+        #(#types)*
+        #(#traits)*
+        #tools_bound
+        #harness
+        #modules
+    }
+}

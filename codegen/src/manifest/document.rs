@@ -1,0 +1,47 @@
+//! harness.toml as a whole: one table per concern, each defined in the file of its concern.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::manifest::bundle;
+use crate::manifest::server::{Audit, RateLimitStore, Server, Transport};
+use crate::manifest::tools::{Defaults, Tool};
+
+/// harness.toml: one hardened MCP tool server and everything around it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields, title = "harness.toml")]
+pub struct Manifest {
+    /// Who the server says it is during `initialize`.
+    pub server: Server,
+    /// How `serve` listens unless the command line says otherwise.
+    #[serde(default)]
+    pub transport: Transport,
+    /// Settings every tool inherits.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// The audit log: one JSON line per call, for every outcome.
+    #[serde(default)]
+    pub audit: Audit,
+    /// Where rate-limit windows live: in this process, or in Redis shared by every replica.
+    #[serde(default)]
+    pub rate_limit_store: RateLimitStore,
+    /// The tools the server publishes, in `tools/list` order.
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+    /// Harbor task metadata; with it, `bundle` writes a Harbor task directory.
+    pub task: Option<bundle::Task>,
+    /// The environment phase and the main container.
+    pub environment: Option<bundle::Environment>,
+    /// The agent phase.
+    pub agent: Option<bundle::Agent>,
+    /// The verifier phase.
+    pub verifier: Option<bundle::Verifier>,
+    /// The Compose services.
+    pub compose: Option<bundle::Compose>,
+    /// Skills copied into the main image.
+    #[serde(default)]
+    pub skills: Vec<bundle::Skill>,
+    /// Files Harbor collects after the agent run.
+    #[serde(default)]
+    pub artifacts: Vec<bundle::Artifact>,
+}

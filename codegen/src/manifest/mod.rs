@@ -1,0 +1,30 @@
+//! Stage 1: the raw serde mirror of harness.toml, and its parser.
+//!
+//! Unknown keys are collected with `serde_ignored` rather than refused with
+//! `deny_unknown_fields`, so a manifest with several stray keys reports all of them at once;
+//! the JSON Schema still says `additionalProperties: false` for editors.
+//!
+//! One file per concern (this file only declares and re-exports): `document` (the whole
+//! manifest), `server` (the server-wide tables), `tools`, [`bundle`] (the Harbor task),
+//! `parse`, `unknown_keys` and `schema`.
+
+pub mod bundle;
+mod document;
+mod parse;
+mod schema;
+mod server;
+mod tools;
+mod unknown_keys;
+
+pub use harness_contract::{
+    FsyncPolicy, RateLimitBackend, StoreUnreachable, TabularAction, TransportKind,
+};
+
+pub use document::Manifest;
+pub use parse::Parsed;
+pub(crate) use parse::parse;
+pub use schema::manifest_json_schema;
+pub use server::{Audit, AuditField, RateLimitStore, Server, Transport};
+pub use tools::{
+    Annotations, ArgType, Argument, Defaults, Guards, Items, Number, RateLimit, Tabular, Tool,
+};

@@ -1,0 +1,268 @@
+//! The tool tables: `[defaults]` and the guards every tool inherits, and each `[[tools]]` entry
+//! with its arguments.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use harness_contract::{RateLimitBackend, TabularAction};
+
+/// The `[defaults]` table.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Defaults {
+    /// Guard policies every tool inherits; a tool's own `guards` override them key by key.
+    #[serde(default)]
+    pub guards: Guards,
+}
+
+/// Guard policies at the tool boundary, applied to every call in a fixed order.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Guards {
+    /// Characters of output the model reads; longer output is cut, keeping JSON valid.
+    pub max_chars: Option<u64>,
+    /// Lines kept per string of output.
+    pub max_lines: Option<u64>,
+    /// Strip `<TAG>...</TAG>` blocks from output (default true). Control, ANSI, bidi and
+    /// zero-width characters are always stripped.
+    pub strip_xml: Option<bool>,
+    /// Answer a panicking body with an `InternalError` envelope (default true) rather than a
+    /// JSON-RPC internal error; the call is answered either way.
+    pub catch_unhandled: Option<bool>,
+    /// Sliding-window rate limit; refused calls never reach the body.
+    pub rate_limit: Option<RateLimit>,
+    /// Time limit of the body in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Table blockade: an array of at least `max_rows` objects is refused or summarized.
+    pub tabular: Option<Tabular>,
+}
+
+/// `rate_limit = { calls = 10, period_seconds = 60 }`.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RateLimit {
+    /// Calls admitted in any window.
+    pub calls: u32,
+    /// Window length in seconds.
+    pub period_seconds: Number,
+    /// Where this limit's window lives (default: `[rate_limit_store] backend`).
+    pub backend: Option<RateLimitBackend>,
+}
+
+/// `tabular = { max_rows = 50, action = "block" }`.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Tabular {
+    /// An array of at least this many objects is a table.
+    pub max_rows: u64,
+    /// What to do with a table (default `block`).
+    #[serde(default)]
+    pub action: TabularAction,
+}
+
+/// One `[[tools]]` entry.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Tool {
+    /// The MCP tool name: letters, digits, `_`, `-` and `.`; its body lives in
+    /// `src/tools/<name in snake_case>.rs`.
+    pub name: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// Behaviour hints published in `tools/list` (hints, not permissions).
+    #[serde(default)]
+    pub annotations: Annotations,
+    /// Guard policies of this tool, overriding `[defaults.guards]` key by key.
+    #[serde(default)]
+    pub guards: Guards,
+    /// The tool's arguments, in order.
+    #[serde(default)]
+    pub arguments: Vec<Argument>,
+}
+
+/// MCP tool annotations.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Annotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+/// The type of an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgType {
+    /// A JSON string.
+    String,
+    /// A JSON integer (strict: no strings, booleans or fractions).
+    Integer,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// One of the strings listed in `values`.
+    Enum,
+    /// An array of scalars described by `items`.
+    Array,
+    /// A nested object described by `fields`.
+    Object,
+}
+
+impl fmt::Display for ArgType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ArgType::String => "string",
+            ArgType::Integer => "integer",
+            ArgType::Number => "number",
+            ArgType::Boolean => "boolean",
+            ArgType::Enum => "enum",
+            ArgType::Array => "array",
+            ArgType::Object => "object",
+        })
+    }
+}
+
+/// A numeric bound as written in the manifest: an integer or a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    /// Written as a TOML integer.
+    Integer(i64),
+    /// Written as a TOML float.
+    Float(f64),
+}
+
+impl Number {
+    /// The value as a float.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Integer(value) => value as f64,
+            Number::Float(value) => value,
+        }
+    }
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Number::Integer(value) => write!(f, "{value}"),
+            Number::Float(value) => write!(f, "{value:?}"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NumberVisitor;
+        impl serde::de::Visitor<'_> for NumberVisitor {
+            type Value = Number;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Number, E> {
+                Ok(Number::Integer(value))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Number, E> {
+                i64::try_from(value)
+                    .map(Number::Integer)
+                    .map_err(|_| E::custom("integer is larger than i64::MAX"))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Number, E> {
+                if value.is_finite() {
+                    Ok(Number::Float(value))
+                } else {
+                    Err(E::custom("a bound must be a finite number"))
+                }
+            }
+        }
+        deserializer.deserialize_any(NumberVisitor)
+    }
+}
+
+impl JsonSchema for Number {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Number".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "number" })
+    }
+}
+
+/// One argument of a tool, or one field of an object argument.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Argument {
+    /// The JSON property name.
+    pub name: String,
+    /// The argument's type.
+    #[serde(rename = "type")]
+    pub ty: ArgType,
+    /// What the argument means, for the model.
+    pub description: Option<String>,
+    /// Whether the argument must be given; true unless a `default` is given.
+    pub required: Option<bool>,
+    /// The value used when the argument is absent (makes it optional).
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub default: Option<toml::Value>,
+    /// Enum members (type `enum`).
+    pub values: Option<Vec<String>>,
+    /// Inclusive lower bound (integer, number).
+    pub minimum: Option<Number>,
+    /// Inclusive upper bound (integer, number).
+    pub maximum: Option<Number>,
+    /// Exclusive lower bound (integer, number).
+    pub exclusive_minimum: Option<Number>,
+    /// Exclusive upper bound (integer, number).
+    pub exclusive_maximum: Option<Number>,
+    /// Minimum length in Unicode code points (string).
+    pub min_length: Option<u64>,
+    /// Maximum length in Unicode code points (string).
+    pub max_length: Option<u64>,
+    /// A regular expression the string must match somewhere (anchor it with `^...$`).
+    pub pattern: Option<String>,
+    /// Minimum number of items (array).
+    pub min_items: Option<u64>,
+    /// Maximum number of items (array).
+    pub max_items: Option<u64>,
+    /// The item type (array): a scalar, an enum or a string with constraints.
+    pub items: Option<Items>,
+    /// The fields (object).
+    pub fields: Option<Vec<Argument>>,
+}
+
+/// The items of an array argument: a scalar type with its constraints.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Items {
+    /// The item type: string, integer, number, boolean or enum.
+    #[serde(rename = "type")]
+    pub ty: ArgType,
+    /// What an item means.
+    pub description: Option<String>,
+    /// Enum members (type `enum`).
+    pub values: Option<Vec<String>>,
+    /// Inclusive lower bound (integer, number).
+    pub minimum: Option<Number>,
+    /// Inclusive upper bound (integer, number).
+    pub maximum: Option<Number>,
+    /// Exclusive lower bound (integer, number).
+    pub exclusive_minimum: Option<Number>,
+    /// Exclusive upper bound (integer, number).
+    pub exclusive_maximum: Option<Number>,
+    /// Minimum length in Unicode code points (string).
+    pub min_length: Option<u64>,
+    /// Maximum length in Unicode code points (string).
+    pub max_length: Option<u64>,
+    /// A regular expression each string must match somewhere.
+    pub pattern: Option<String>,
+}

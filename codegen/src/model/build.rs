@@ -1,0 +1,138 @@
+//! The whole model, and the order its checks run in: each table's own checks first, then the
+//! tools (which need the defaults), then the bundle and the verifier (which need the tools).
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::Diagnostic;
+use crate::error_sink::ErrorStore;
+use crate::manifest::{Guards, Manifest, RateLimitBackend};
+use crate::manifest_path::ManifestPath;
+use crate::model::bundle::{self, BundleModel};
+use crate::model::guards::{RateLimitStoreModel, check_guards, rate_limit_store, resolve_guards};
+use crate::model::names::TypeNames;
+use crate::model::server::{AuditModel, ServerModel, TransportModel, audit, server, transport};
+use crate::model::tools::{Builtin, ToolModel, builtin_tool, check_builtin_clashes, tools};
+use crate::model::value::toml_to_json;
+use crate::model::verifier::{self, VerifierModel};
+
+/// A manifest that passed every check; the only input the emitters see.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// `[server]`.
+    pub server: ServerModel,
+    /// `[transport]`.
+    pub transport: TransportModel,
+    /// `[audit]`.
+    pub audit: AuditModel,
+    /// `[rate_limit_store]`.
+    pub rate_limit_store: RateLimitStoreModel,
+    /// `[[tools]]` in manifest order, then the built-in tools when registered.
+    pub tools: Vec<ToolModel>,
+    /// sha256 (hex) of the manifest's content (comments and layout aside), published by the
+    /// `diagnostics` tool and pinned in the ledger.
+    pub manifest_sha256: String,
+    /// The Harbor task bundle, when the manifest has `[task]`.
+    pub bundle: Option<BundleModel>,
+    /// What `verify` checks.
+    pub verifier: VerifierModel,
+    /// Files besides the manifest that the output depends on (instruction, skill bodies).
+    pub inputs: Vec<PathBuf>,
+}
+
+impl Model {
+    /// Whether any tool keeps its rate limit in Redis (the runtime then needs its `redis`
+    /// feature).
+    pub fn uses_redis_rate_limits(&self) -> bool {
+        self.tools.iter().any(|tool| {
+            tool.guards
+                .rate_limit
+                .is_some_and(|limit| limit.backend == RateLimitBackend::Redis)
+        })
+    }
+}
+
+/// Builds the model from a parsed manifest and its text (files it names are read relative
+/// to `base_dir`), or returns every problem found.
+pub fn build(
+    manifest: &Manifest,
+    manifest_text: &str,
+    base_dir: &Path,
+) -> Result<Model, Vec<Diagnostic>> {
+    let store = ErrorStore::default();
+    let errors = store.sink();
+    let mut type_names = TypeNames::new(errors.child());
+    let server = server(&manifest.server, &errors);
+    let transport = transport(&manifest.transport, &errors);
+    let audit = audit(&manifest.audit, &errors);
+    let rate_limit_store = rate_limit_store(&manifest.rate_limit_store, &errors);
+    let store_backend = manifest.rate_limit_store.backend;
+    let defaults = &manifest.defaults.guards;
+    let defaults_path = ManifestPath::root().key("defaults").key("guards");
+    check_guards(defaults, &defaults_path, &errors);
+    let mut tools = tools(
+        &manifest.tools,
+        defaults,
+        store_backend,
+        &mut type_names,
+        &errors,
+    );
+    if manifest.server.register_builtins {
+        let guards = resolve_guards(&Guards::default(), defaults, store_backend);
+        check_builtin_clashes(&manifest.tools, &errors);
+        tools.extend(
+            Builtin::ALL
+                .into_iter()
+                .map(|builtin| builtin_tool(builtin, &guards)),
+        );
+    }
+    let mut inputs = Vec::new();
+    let bundle = bundle::build(manifest, base_dir, &mut inputs, &errors);
+    let verifier = verifier::build(manifest, &tools, &errors);
+    if errors.failed() {
+        // The sinks borrow the store: release them before reading it.
+        drop((errors, type_names));
+        return Err(store.into_diagnostics());
+    }
+    Ok(Model {
+        server,
+        transport,
+        audit,
+        rate_limit_store,
+        tools,
+        manifest_sha256: content_digest(manifest_text),
+        bundle,
+        verifier,
+        inputs,
+    })
+}
+
+/// sha256 of the manifest's content: the canonical JSON of its TOML, so comments, layout and
+/// key order do not change it (the raw text's digest when the TOML has a date, which JSON
+/// cannot hold; such a manifest is refused anyway).
+fn content_digest(manifest_text: &str) -> String {
+    let content = toml::from_str::<toml::Value>(manifest_text)
+        .ok()
+        .and_then(|value| toml_to_json(&value).ok());
+    match content {
+        Some(json) => harness_contract::sha256_hex(harness_contract::canonical_json(&json)),
+        None => harness_contract::sha256_hex(manifest_text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_digest;
+
+    #[test]
+    fn the_manifest_digest_ignores_comments_layout_and_key_order() {
+        let digest = content_digest("[server]\nname = \"a\"\nversion = \"1\"\n");
+        assert_eq!(
+            digest,
+            content_digest("# A comment.\n[server]\nversion   = \"1\" # why\nname = \"a\"\n")
+        );
+        assert_ne!(
+            digest,
+            content_digest("[server]\nname = \"b\"\nversion = \"1\"\n")
+        );
+    }
+}
