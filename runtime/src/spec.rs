@@ -54,13 +54,13 @@ impl TransportSpec {
             path: defaults::PATH,
             health_path: defaults::HEALTH_PATH,
             stateful: defaults::STATEFUL,
-            json_response: false,
+            json_response: defaults::JSON_RESPONSE,
             max_request_body_bytes: defaults::MAX_REQUEST_BODY_BYTES,
             sse_keep_alive_seconds: defaults::SSE_KEEP_ALIVE_SECONDS,
             allowed_hosts: defaults::ALLOWED_HOSTS,
-            allowed_origins: &[],
+            allowed_origins: defaults::ALLOWED_ORIGINS,
             auth_token_env: None,
-            allow_public_bind: false,
+            allow_public_bind: defaults::ALLOW_PUBLIC_BIND,
             shutdown_grace_seconds: defaults::SHUTDOWN_GRACE_SECONDS,
         }
     }

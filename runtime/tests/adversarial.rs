@@ -8,6 +8,7 @@
 
 use harness_runtime::guards::strip::{sanitize, strip_hidden};
 use harness_runtime::spec::*;
+use harness_runtime::validate::NoArguments;
 use harness_runtime::{Call, Pipeline, ToolError};
 use harness_test_support::strip_oracle::{expected_strip, find_leak, is_plain, only_removes};
 use proptest::prelude::*;

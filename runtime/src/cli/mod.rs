@@ -17,6 +17,8 @@ pub use self::bundle::BundleError;
 use self::bundle::write_bundle;
 pub use self::call::CallError;
 pub use self::health_probe::HealthError;
+use harness_contract::transport::local_address_of;
+
 use crate::audit::{AuditError, AuditLog};
 use crate::server::GeneratedServer;
 use crate::spec::{ServerSpec, ToolSpec, TransportKind};
@@ -396,20 +398,11 @@ fn serve<S: GeneratedServer>(
     served
 }
 
-/// `http://<bind><health_path>` of the manifest; an unspecified bind (`0.0.0.0`) is reached on
-/// loopback.
-/// `path` on the manifest's bind address, on loopback when the bind is every interface.
+/// `path` on the manifest's bind address, on loopback when the bind is every interface (the
+/// bundle's healthcheck reaches the sidecar the same way).
 fn manifest_url(spec: &ServerSpec, path: &str) -> Result<String, CliError> {
-    let mut bind = manifest_bind(spec)?;
-    if bind.ip().is_unspecified() {
-        let loopback: std::net::IpAddr = if bind.is_ipv4() {
-            std::net::Ipv4Addr::LOCALHOST.into()
-        } else {
-            std::net::Ipv6Addr::LOCALHOST.into()
-        };
-        bind.set_ip(loopback);
-    }
-    Ok(format!("http://{bind}{path}"))
+    let address = local_address_of(manifest_bind(spec)?);
+    Ok(format!("http://{address}{path}"))
 }
 
 /// Where `serve` writes the audit log without `--audit-path`: the user's state directory
