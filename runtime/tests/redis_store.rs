@@ -82,11 +82,9 @@ async fn run_once(pipeline: &Pipeline) -> (String, bool, Value) {
 
 #[test]
 fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
-    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Refuses connections for the whole test, and no parallel test can take it meanwhile.
+    let closed = harness_test_support::ClosedPort::reserve();
+    let closed_port = closed.port;
     // SAFETY: this is the only test in this binary, and no other thread runs yet.
     unsafe {
         std::env::remove_var(UNSET);

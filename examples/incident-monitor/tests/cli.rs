@@ -191,11 +191,9 @@ fn call_with_a_url_asks_a_running_server() {
         assert_eq!(outcomes, ["ok", "invalid_arguments"], "{mode:?}");
     }
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .unwrap()
-        .port();
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    // Refuses connections, and no parallel test can take it meanwhile.
+    let closed = harness_test_support::ClosedPort::reserve();
+    let url = format!("http://127.0.0.1:{}/mcp", closed.port);
     let unreachable = call(&["get_incident_snapshot", arguments, "--url", &url]);
     assert_eq!(unreachable.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&unreachable.stderr);

@@ -387,13 +387,31 @@ async fn concurrent_calls_leave_exactly_one_valid_audit_line_each() {
 
 #[tokio::test]
 async fn sigterm_lets_in_flight_calls_finish_and_keeps_their_audit() {
-    let (mut server, client, audit) = start("shutdown").await;
+    let audit = scratch_file("shutdown", "audit.jsonl");
+    // At debug level rmcp logs each request the server receives: the event to wait on.
+    let mut server = HttpServer::start_with_env(
+        SERVER,
+        &audit,
+        &[],
+        &[("RUST_LOG", "info,rmcp=warn,rmcp::service=debug")],
+    );
+    let client = server.client("/mcp").await;
     // A call that takes the tool's whole 300 ms timeout, in flight when SIGTERM arrives.
     let slow = tokio::spawn(async move {
         let result = call(&client, "simulate_fault", json!({"kind": "timeout"})).await;
         (client, result)
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let log = server.log().clone();
+    let received = tokio::task::spawn_blocking(move || {
+        log.wait_for_line(Duration::from_secs(20), |line| {
+            line.contains("received request") && line.contains("simulate_fault")
+        })
+    });
+    assert!(
+        received.await.unwrap().is_some(),
+        "the server never received the call: {}",
+        server.log().text()
+    );
     let exited = tokio::task::spawn_blocking(move || server.terminate(Duration::from_secs(10)))
         .await
         .unwrap();

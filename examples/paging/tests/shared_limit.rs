@@ -1,14 +1,15 @@
 //! Three replicas of the paging server share one rate limit in a real Redis (`redis-server`
 //! on loopback, started by each test): across them exactly the limit is admitted; with Redis
-//! killed mid-run every call is still answered, refused as the manifest says; with Redis back
-//! they admit again.
+//! killed mid-run every call is still answered, refused as the manifest says, calls in flight
+//! at the kill included; with Redis back they admit again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use harness_test_support::{
-    Client, HttpServer, RedisServer, ScratchDir, TEST_TOKEN, audit_records, call, scratch_dir,
+    Client, HttpServer, RedisServer, Relay, ScratchDir, TEST_TOKEN, audit_records, call,
+    scratch_dir,
 };
 use serde_json::{Value, json};
 
@@ -26,9 +27,9 @@ struct Replicas {
 }
 
 impl Replicas {
-    async fn start(count: usize, redis: &RedisServer) -> Self {
+    /// `count` replicas keeping their windows in the Redis at `url`.
+    async fn start(count: usize, url: &str) -> Self {
         let scratch = scratch_dir("paging-replicas");
-        let url = redis.url();
         let mut servers = Vec::new();
         let mut clients = Vec::new();
         for replica in 0..count {
@@ -37,10 +38,7 @@ impl Replicas {
                 SERVER,
                 &audit,
                 &[],
-                &[
-                    ("PAGING_TOKEN", TEST_TOKEN),
-                    ("PAGING_REDIS_URL", url.as_str()),
-                ],
+                &[("PAGING_TOKEN", TEST_TOKEN), ("PAGING_REDIS_URL", url)],
             );
             clients.push(server.client("/mcp").await);
             servers.push(server);
@@ -117,7 +115,7 @@ fn retry_after_seconds(message: &str) -> f64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_replicas_admit_exactly_the_limit_between_them() {
     let redis = RedisServer::start_new();
-    let replicas = Replicas::start(3, &redis).await;
+    let replicas = Replicas::start(3, &redis.url()).await;
     let started = Instant::now();
     let endings = burst(&replicas, 1000, &AtomicUsize::new(0)).await;
 
@@ -173,21 +171,32 @@ async fn three_replicas_admit_exactly_the_limit_between_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_down_refuses_without_hanging_and_redis_back_admits_again() {
     let mut redis = RedisServer::start_new();
-    let replicas = Replicas::start(3, &redis).await;
+    // The replicas reach Redis through a relay: its address stays the test's for the whole
+    // test (Redis comes back on a fresh port), and it can hold their commands in flight.
+    let relay = Arc::new(Relay::start(redis.address()));
+    let url = format!("redis://127.0.0.1:{}/0", relay.port());
+    let replicas = Replicas::start(3, &url).await;
 
     let before = burst(&replicas, 20, &AtomicUsize::new(0)).await;
     assert_eq!(count(&before, "ok"), 20);
 
-    // Redis dies while 300 calls are in flight.
-    let done = Arc::new(AtomicUsize::new(0));
+    // Redis dies while 300 calls are in flight: the first thing the replicas send passes,
+    // then what they send Redis waits in the relay; once a call's command waits there (sent,
+    // unanswered), Redis is killed (the relay, like a dead Redis, now refuses new
+    // connections: the old port may be a parallel test's by now), and only then is the
+    // command let go, to a Redis that is gone.
+    relay.hold_after(1);
+    let done = AtomicUsize::new(0);
     let during = {
-        let watch = Arc::clone(&done);
+        let held = Arc::clone(&relay);
         let (_, endings) = tokio::join!(
             async {
-                while watch.load(Ordering::Relaxed) < 10 {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
+                let waiting =
+                    tokio::task::spawn_blocking(move || held.wait_held(1, Duration::from_secs(20)));
+                assert!(waiting.await.unwrap(), "no command reached the relay");
+                relay.cut();
                 redis.stop();
+                relay.release();
             },
             burst(&replicas, 300, &done),
         );
@@ -205,14 +214,21 @@ async fn redis_down_refuses_without_hanging_and_redis_back_admits_again() {
             "{ending}: {message}"
         );
     }
+    // The held command never got its answer: its call saw the outage.
+    assert!(
+        count(&during, "RateLimitStoreUnavailable") >= 1,
+        "no call in flight at the kill was refused: {during:?}"
+    );
 
     // Down: the manifest says refuse, and every replica does, promptly.
     let down = burst(&replicas, 60, &AtomicUsize::new(0)).await;
     assert_eq!(count(&down, "RateLimitStoreUnavailable"), 60, "{down:?}");
     assert!(down[0].1.contains("could not be checked"), "{}", down[0].1);
 
-    // Back (empty, as after a restart without persistence): every replica admits again.
+    // Back (empty, as after a restart without persistence, and on another port, which the
+    // relay now leads to): every replica admits again.
     redis.start();
+    relay.set_upstream(redis.address());
     for client in &replicas.clients {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {

@@ -1,7 +1,8 @@
 //! OpenTelemetry export from a real replica to a real OTLP/HTTP receiver, which decodes what it
 //! gets with the official protobuf definitions (opentelemetry-proto): one span per
 //! `tools/call`, continuing the client's `traceparent`, with the audit record's attributes,
-//! and the calls-by-outcome and latency metrics.
+//! and the calls-by-outcome and latency metrics; and the service named by the standard
+//! variables when they are set.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -263,4 +264,35 @@ async fn spans_continue_the_callers_trace_and_metrics_count_outcomes() {
         metric_totals(&received) == (expected.clone(), 2)
     })
     .await;
+}
+
+/// The standard variables name the service: `OTEL_SERVICE_NAME` wins over the server's own
+/// name, which is only the default, and `OTEL_RESOURCE_ATTRIBUTES` adds to the resource.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn otel_service_name_and_resource_attributes_win_over_the_servers_name() {
+    let (port, received) = receiver().await;
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let audit = scratch_file("paging-otel-named", "audit.jsonl");
+    let server = HttpServer::start_with_env(
+        SERVER,
+        &audit,
+        &[],
+        &[
+            ("PAGING_TOKEN", TEST_TOKEN),
+            // Only `runbook` is called, whose limit is in memory: Redis is never asked.
+            ("PAGING_REDIS_URL", "redis://127.0.0.1:1/0"),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+            ("OTEL_SERVICE_NAME", "paging-eu-west"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=staging"),
+        ],
+    );
+    let found = post_call(server.port, &runbook("disk_full", None));
+    assert_eq!(found["isError"], false, "{found}");
+
+    wait_for("a span", || !spans(&received).is_empty()).await;
+    let (_, resource) = &spans(&received)[0];
+    assert_eq!(string(resource, "service.name"), "paging-eu-west");
+    assert_eq!(string(resource, "deployment.environment"), "staging");
+    assert_eq!(string(resource, "service.version"), "0.1.0");
 }

@@ -4,7 +4,7 @@
 //! and the fuzz target.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -16,7 +16,12 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
 
+mod child_log;
+mod net;
 pub mod strip_oracle;
+
+pub use child_log::ChildLog;
+pub use net::{ClosedPort, Relay};
 
 /// The bearer token test servers get (as `OPS_AGENT_TOKEN`) and test clients send; servers
 /// without auth ignore it.
@@ -110,16 +115,24 @@ pub async fn stdio_client(binary: &str, audit: &Path) -> Client {
     ().serve(transport).await.expect("initialize over stdio")
 }
 
-/// A server process on a free loopback port, killed when dropped.
+/// A server process on a loopback port it picked itself, killed when dropped.
 pub struct HttpServer {
     child: std::process::Child,
+    log: ChildLog,
     /// The port it listens on.
     pub port: u16,
 }
 
+/// The log filter test servers get unless the test names another: the server's own default,
+/// which includes the line that says where it listens.
+const SERVER_LOG_FILTER: &str = "info,rmcp=warn";
+
+/// How long a server may take to start.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
 impl HttpServer {
-    /// Starts `binary serve --transport streamable-http` on a free port and waits for
-    /// `/health`.
+    /// Starts `binary serve --transport streamable-http` on a port of its own choosing and
+    /// waits for `/health`.
     pub fn start(binary: &str, audit: &Path) -> Self {
         Self::start_with(binary, audit, &[])
     }
@@ -129,33 +142,73 @@ impl HttpServer {
         Self::start_with_env(binary, audit, extra, &[])
     }
 
-    /// [`HttpServer::start_with`] with more environment variables.
+    /// [`HttpServer::start_with`] with more environment variables (`RUST_LOG` among them
+    /// overrides [`SERVER_LOG_FILTER`]; the server must still log where it listens).
+    ///
+    /// The server binds port 0, so the kernel picks a port nobody holds, and logs the
+    /// address it got; that is the port used. No port is picked here and released for a
+    /// parallel test to take first. A server that exits before it is healthy fails the test
+    /// at once, with its stderr.
     pub fn start_with_env(
         binary: &str,
         audit: &Path,
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Self {
-        let port = free_port();
-        let child = std::process::Command::new(binary)
-            .args(["serve", "--transport", "streamable-http", "--bind"])
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--audit-path")
+        let mut child = std::process::Command::new(binary)
+            .args(["serve", "--transport", "streamable-http"])
+            .args(["--bind", "127.0.0.1:0", "--audit-path"])
             .arg(audit)
             .args(extra)
             .env("OPS_AGENT_TOKEN", TEST_TOKEN)
+            .env("RUST_LOG", SERVER_LOG_FILTER)
             .envs(env.iter().copied())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("server starts");
-        let server = Self { child, port };
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let log = ChildLog::capture(child.stderr.take().expect("stderr is piped"));
+        let listening = log.wait_for_line(START_TIMEOUT, |line| line.contains("serving HTTP"));
+        let mut server = Self {
+            port: 0,
+            child,
+            log,
+        };
+        let Some(line) = listening else {
+            server.fail("never said where it listens");
+        };
+        server.port = bound_address(&line)
+            .unwrap_or_else(|| panic!("no addr=IP:PORT in {line:?}"))
+            .port();
+        let deadline = Instant::now() + START_TIMEOUT;
         while server.get("/health").is_none() {
-            assert!(Instant::now() < deadline, "server never became healthy");
-            std::thread::sleep(Duration::from_millis(50));
+            if Instant::now() >= deadline {
+                server.fail("never became healthy");
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
         server
+    }
+
+    /// Fails the test with the server's exit status (when it exited) and stderr.
+    fn fail(&mut self, what: &str) -> ! {
+        let status = match self.child.try_wait() {
+            Ok(Some(status)) => format!("exited ({status})"),
+            _ => {
+                let _ = self.child.kill();
+                "still running".to_owned()
+            }
+        };
+        let _ = self.child.wait();
+        panic!(
+            "the server {what}: {status}; its stderr:\n{}",
+            self.log.text()
+        );
+    }
+
+    /// What the server wrote to stderr so far, and a way to wait for a line of it.
+    pub fn log(&self) -> &ChildLog {
+        &self.log
     }
 
     /// A plain HTTP/1.1 GET, returning (status line, body).
@@ -208,6 +261,12 @@ impl HttpServer {
     }
 }
 
+/// The address in a `serving HTTP addr=127.0.0.1:PORT ...` log line.
+fn bound_address(line: &str) -> Option<SocketAddr> {
+    let (_, after) = line.split_once(" addr=")?;
+    after.split_whitespace().next()?.parse().ok()
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -255,19 +314,26 @@ pub fn audit_records(path: &Path) -> Vec<serde_json::Map<String, Value>> {
         .collect()
 }
 
-/// A `redis-server` on a free loopback port, without persistence, killed when dropped.
+/// A `redis-server` on a loopback port of its own, without persistence, killed when dropped.
 /// Debian's `redis-server` package provides it; `scripts/test.sh` installs it.
+///
+/// Redis cannot bind port 0 and report it, so a port is found free, and the server started
+/// there is checked to be this one (its `INFO` names its process id): when a parallel test
+/// took the port first, Redis exits or another server answers, and it starts again on
+/// another port.
 pub struct RedisServer {
     child: Option<std::process::Child>,
-    /// The port it listens on (kept across [`RedisServer::stop`] and [`RedisServer::start`]).
+    /// The port it listens on (a fresh one after each [`RedisServer::start`]).
     pub port: u16,
 }
 
 impl RedisServer {
-    /// Starts Redis on a free port and waits until it answers PING.
+    /// Starts Redis and waits until it answers.
     pub fn start_new() -> Self {
-        let port = free_port();
-        let mut redis = Self { child: None, port };
+        let mut redis = Self {
+            child: None,
+            port: 0,
+        };
         redis.start();
         redis
     }
@@ -277,28 +343,25 @@ impl RedisServer {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
 
-    /// Starts (again) on the same port, with an empty dataset.
+    /// `127.0.0.1:<port>`.
+    pub fn address(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// Starts (again) with an empty dataset, on a fresh port: the old one may have been
+    /// taken by a parallel test while this one was down. Clients that must keep one address
+    /// across a restart connect through a [`Relay`].
     pub fn start(&mut self) {
         assert!(self.child.is_none(), "Redis is already running");
-        let child = std::process::Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port"])
-            .arg(self.port.to_string())
-            .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|error| {
-                panic!("cannot start redis-server ({error}): install it (apt-get install -y redis-server) or run scripts/test.sh, which does")
-            });
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !self.answers_ping() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server never answered PING"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        for _ in 0..10 {
+            let port = free_port();
+            if let Some(child) = start_redis_on(port) {
+                self.child = Some(child);
+                self.port = port;
+                return;
+            }
         }
+        panic!("redis-server found no free port in ten tries");
     }
 
     /// Kills Redis (as a crash would) and waits for the process to exit.
@@ -308,15 +371,65 @@ impl RedisServer {
             let _ = child.wait();
         }
     }
+}
 
-    fn answers_ping(&self) -> bool {
-        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
-            return false;
+/// A `redis-server` of this process's own on `port`, or `None` when the port is taken (Redis
+/// exits, or another server answers there).
+fn start_redis_on(port: u16) -> Option<std::process::Child> {
+    let mut child = std::process::Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port"])
+        .arg(port.to_string())
+        .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|error| {
+            panic!("cannot start redis-server ({error}): install it (apt-get install -y redis-server) or run scripts/test.sh, which does")
+        });
+    let deadline = Instant::now() + START_TIMEOUT;
+    let ours = loop {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            break false; // it could not bind: the port was taken
+        }
+        match redis_process_id(port) {
+            Some(pid) => break pid == child.id(),
+            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            None => panic!("redis-server never answered on port {port}"),
+        }
+    };
+    if ours {
+        return Some(child);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// The process id the Redis on `port` reports in `INFO server`, if one answers.
+fn redis_process_id(port: u16) -> Option<u32> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    stream.write_all(b"INFO server\r\n").ok()?;
+    // A bulk string: `$<length>\r\n<length bytes>\r\n`.
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let read = stream.read(&mut chunk).ok()?;
+        if read == 0 {
+            return None;
+        }
+        reply.extend_from_slice(&chunk[..read]);
+        let text = String::from_utf8_lossy(&reply);
+        let Some((header, body)) = text.split_once("\r\n") else {
+            continue;
         };
-        let mut reply = [0u8; 7];
-        stream.write_all(b"PING\r\n").is_ok()
-            && stream.read_exact(&mut reply).is_ok()
-            && &reply == b"+PONG\r\n"
+        let length: usize = header.strip_prefix('$')?.parse().ok()?;
+        if body.len() >= length {
+            return body
+                .lines()
+                .find_map(|line| line.strip_prefix("process_id:"))
+                .and_then(|pid| pid.trim().parse().ok());
+        }
     }
 }
 
@@ -326,10 +439,142 @@ impl Drop for RedisServer {
     }
 }
 
-/// A loopback port nothing listens on right now.
-pub fn free_port() -> u16 {
+/// A loopback port nothing listens on right now; anyone may take it next, so only
+/// [`RedisServer`], which checks whose server answers there, uses it.
+fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
         .port()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_exits_fails_the_test_at_once_with_its_stderr() {
+        let dir = scratch_dir("exits");
+        let script = dir.join("server");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho 'boom: no such manifest' >&2\nexit 3\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let started = Instant::now();
+        let failure = std::panic::catch_unwind(|| {
+            HttpServer::start(script.to_str().unwrap(), &dir.join("audit.jsonl"))
+        })
+        .err()
+        .expect("a server that exits never starts");
+        let message = failure
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| {
+                failure
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+            })
+            .unwrap_or_else(|| format!("a panic payload of another type: {failure:?}"));
+        assert!(message.contains("exited"), "{message}");
+        assert!(message.contains("boom: no such manifest"), "{message}");
+        assert!(started.elapsed() < Duration::from_secs(10), "not at once");
+    }
+
+    #[test]
+    fn the_bound_address_is_read_from_the_servers_log_line() {
+        let line = "2026-12-01T00:00:00Z  INFO harness_runtime::serve: serving HTTP addr=127.0.0.1:43117 path=/mcp health=/health";
+        assert_eq!(
+            bound_address(line),
+            Some("127.0.0.1:43117".parse().unwrap())
+        );
+        assert_eq!(bound_address("serving HTTP"), None);
+    }
+
+    #[test]
+    fn redis_is_not_started_on_a_port_another_redis_holds() {
+        let first = RedisServer::start_new();
+        assert_eq!(
+            redis_process_id(first.port),
+            first.child.as_ref().map(|c| c.id())
+        );
+        // The port is taken: the second Redis exits, or the first answers; neither is ours.
+        assert!(start_redis_on(first.port).is_none());
+        // Restarted, it comes back on a port of its own, answering as itself.
+        let mut second = RedisServer::start_new();
+        assert_ne!(second.port, first.port);
+        second.stop();
+        second.start();
+        assert_eq!(
+            redis_process_id(second.port),
+            second.child.as_ref().map(|child| child.id())
+        );
+    }
+
+    #[test]
+    fn a_closed_port_refuses_connections_and_cannot_be_taken() {
+        let closed = ClosedPort::reserve();
+        let refused = TcpStream::connect(("127.0.0.1", closed.port)).unwrap_err();
+        assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+        assert!(
+            TcpListener::bind(("127.0.0.1", closed.port)).is_err(),
+            "a parallel test's server took the port"
+        );
+    }
+
+    #[test]
+    fn the_relay_holds_what_clients_send_until_released_and_cut_refuses() {
+        let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = upstream.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in upstream.incoming() {
+                let mut stream = stream.unwrap();
+                std::thread::spawn(move || {
+                    let mut buffer = [0u8; 64];
+                    while let Ok(read @ 1..) = stream.read(&mut buffer) {
+                        let _ = stream.write_all(&buffer[..read]);
+                    }
+                });
+            }
+        });
+        let relay = Relay::start(address);
+        let mut client = TcpStream::connect(("127.0.0.1", relay.port())).unwrap();
+        let mut echo = [0u8; 4];
+        client.write_all(b"ping").unwrap();
+        client.read_exact(&mut echo).unwrap();
+        assert_eq!(&echo, b"ping");
+
+        relay.hold();
+        client.write_all(b"held").unwrap();
+        assert!(relay.wait_held(1, Duration::from_secs(10)));
+        relay.release();
+        client.read_exact(&mut echo).unwrap();
+        assert_eq!(&echo, b"held");
+
+        relay.cut();
+        let mut refused = TcpStream::connect(("127.0.0.1", relay.port())).unwrap();
+        refused
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        assert_eq!(refused.read(&mut echo).unwrap(), 0, "closed at once");
+    }
+
+    #[test]
+    fn a_child_log_finds_lines_and_ends_with_the_child() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "echo one >&2; echo 'two: ready' >&2"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let log = ChildLog::capture(child.stderr.take().unwrap());
+        let found = log.wait_for_line(Duration::from_secs(10), |line| line.contains("ready"));
+        assert_eq!(found.as_deref(), Some("two: ready"));
+        assert_eq!(
+            log.wait_for_line(Duration::from_secs(10), |line| line.contains("never")),
+            None
+        );
+        child.wait().unwrap();
+    }
 }
