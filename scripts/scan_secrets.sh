@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails if a directory (a generated bundle) holds something that looks like a credential:
 # private keys, cloud access keys, bearer tokens, or passwords in URLs. Binaries are skipped.
+# Exit 1: possible secrets (listed); exit 2: something could not be read (nothing is proven).
 set -euo pipefail
 dir=${1:?usage: scan_secrets.sh DIR}
 patterns=(
@@ -14,9 +15,18 @@ patterns=(
 )
 found=0
 for pattern in "${patterns[@]}"; do
-    if grep -rIEn --exclude-dir=.git -e "$pattern" "$dir"; then
-        found=1
-    fi
+    # grep: 0 = a match, 1 = none, anything else = it could not read everything, which
+    # proves nothing: the scan fails rather than pass unread files.
+    status=0
+    grep -rIEn --exclude-dir=.git -e "$pattern" "$dir" || status=$?
+    case $status in
+        0) found=1 ;;
+        1) ;;
+        *)
+            echo "error: could not scan $dir (grep exit $status)" >&2
+            exit 2
+            ;;
+    esac
 done
 if [ "$found" -ne 0 ]; then
     echo "error: possible secrets in $dir (listed above)" >&2

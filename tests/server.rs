@@ -30,6 +30,27 @@ fn declared_tools() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The names in `published` that the manifest declares, in the order they are published
+/// (built-in tools left out, wherever they stand): equal to `declared` when every declared
+/// tool is published in the manifest's order.
+fn manifest_tools_in(declared: &[String], published: &[&str]) -> Vec<String> {
+    published
+        .iter()
+        .filter(|name| declared.iter().any(|declared| declared == *name))
+        .map(|name| (*name).to_owned())
+        .collect()
+}
+
+#[test]
+fn the_order_check_sees_a_swap_and_ignores_built_in_tools() {
+    let declared = ["a".to_owned(), "b".to_owned()];
+    assert_eq!(
+        manifest_tools_in(&declared, &["a", "health", "b"]),
+        declared
+    );
+    assert_ne!(manifest_tools_in(&declared, &["b", "a"]), declared);
+}
+
 /// `tools` prints what `tools/list` answers: the manifest's tools, in its order, each with an
 /// object input schema; and a real MCP client over stdio sees exactly that list.
 #[tokio::test]
@@ -53,6 +74,11 @@ async fn the_server_publishes_every_tool_of_its_manifest() {
     for name in &declared {
         assert!(names.contains(&name.as_str()), "`{name}` is not published");
     }
+    assert_eq!(
+        manifest_tools_in(&declared, &names),
+        declared,
+        "published out of the manifest's order"
+    );
     for tool in &printed {
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
     }

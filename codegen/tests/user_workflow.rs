@@ -7,9 +7,10 @@
 //! The packages live outside the repository, in fresh temp directories; they build in the
 //! workspace's target/user-workflow (their own target dir, reused between runs).
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use harness_codegen::scaffold::{Scaffolded, scaffold};
 
@@ -106,6 +107,13 @@ impl PingV2 for Toolbox {
 }
 "#;
 
+/// The `"id":N` of a JSON-RPC message line, if it has one.
+fn message_id(line: &str) -> Option<&str> {
+    let after = &line[line.find(r#""id":"#)? + r#""id":"#.len()..];
+    let end = after.find([',', '}']).unwrap_or(after.len());
+    Some(after[..end].trim())
+}
+
 fn stdio_session(binary: &Path, calls: &[&str]) -> String {
     let mut child = Command::new(binary)
         .args(["serve", "--transport", "stdio"])
@@ -124,11 +132,39 @@ fn stdio_session(binary: &Path, calls: &[&str]) -> String {
     for call in calls {
         writeln!(stdin, "{call}").unwrap();
     }
-    // Give the calls time to be answered before closing stdin ends the session.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Closing stdin ends the session: read until every request has its reply first.
+    let mut unanswered: Vec<&str> = std::iter::once("0")
+        .chain(calls.iter().filter_map(|call| message_id(call)))
+        .collect();
+    let (lines, replies) = std::sync::mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut output = String::new();
+    while !unanswered.is_empty() {
+        let line = match replies.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => line,
+            Err(error) => panic!("no reply to {unanswered:?} ({error}); got:\n{output}"),
+        };
+        if let Some(id) = message_id(&line) {
+            unanswered.retain(|waiting| *waiting != id);
+        }
+        output.push_str(&line);
+        output.push('\n');
+    }
     drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    String::from_utf8(output.stdout).unwrap()
+    for line in replies {
+        output.push_str(&line);
+        output.push('\n');
+    }
+    child.wait().unwrap();
+    output
 }
 
 #[test]

@@ -161,6 +161,43 @@ async fn output_guards_run_in_order_lines_strip_chars() {
     let result = pipeline.run(2, call(json!({})), body).await.unwrap();
     assert_eq!(structured(&result)["log"], "first line\nsecond ");
     assert_eq!(structured(&result)["n"], 1);
+
+    // All three at once, the char cap last: it counts the text the line cap and the strip
+    // left. The lines are long: the first holds a block the strip removes, the second the
+    // unclosed tag that takes the line cap's marker with it.
+    let pipeline = Pipeline::new(&SERVER, &TOOLS);
+    let log = format!(
+        "first\x07 line <b>{}</b>\nsecond {} <DATA>x\nthird</DATA>\nfourth",
+        "z".repeat(300),
+        "k".repeat(150)
+    );
+    let body = |_: NoArguments, _: CallContext| async move {
+        Ok::<_, ToolError>(json!({"log": log, "n": 1}))
+    };
+    let result = pipeline.run(2, call(json!({})), body).await.unwrap();
+    // Lines, then strip: two lines, the `<b>` block and everything from `<DATA>` gone.
+    let stripped = format!("first line \nsecond {} ", "k".repeat(150));
+    assert_eq!(stripped.chars().count(), 170);
+    let capped = structured(&result)["log"].as_str().unwrap();
+    assert!(
+        capped.starts_with("first line \nsecond kkk")
+            && stripped.starts_with(
+                capped
+                    .split_once("... [truncated:")
+                    .expect("the char cap's marker")
+                    .0
+            ),
+        "{capped:?}"
+    );
+    // Then chars, last: its marker counts the 170 characters the other two left.
+    assert!(capped.ends_with(" of 170 characters cut]"), "{capped:?}");
+    assert_eq!(structured(&result)["n"], 1);
+    assert!(structured(&result).to_string().chars().count() <= 100);
+    let meta = result.meta.as_ref().expect("the cut is reported in _meta");
+    assert_eq!(
+        meta.0["harness/truncated"]["original_chars"],
+        json!({"log": stripped, "n": 1}).to_string().chars().count()
+    );
 }
 
 #[tokio::test]

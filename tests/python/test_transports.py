@@ -218,6 +218,8 @@ async def duplicate_keys_refused(audit: Path) -> None:
                 if line.startswith("data:") and '"id":7' in line:
                     assert_duplicate_refused(json.loads(line[5:]), "legacy SSE")
                     break
+            else:
+                raise AssertionError("legacy SSE: the stream ended without the reply to id 7")
 
 
 async def test_sse_posts_need_json_within_the_body_limit() -> None:
