@@ -4,7 +4,7 @@
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
 //! the tool body never saw.
 
-pub mod call;
+pub(crate) mod call;
 pub(crate) mod envelope;
 pub(crate) mod outcome;
 pub(crate) mod panic_capture;
@@ -33,7 +33,7 @@ use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
 use harness_contract::HarnessOutcome;
 
-pub use self::call::Call;
+pub use self::call::{Call, DUPLICATE_KEYS_META};
 use self::call::{CallTrace, audited_tool_name};
 pub use self::envelope::codes;
 use self::outcome::Outcome;
