@@ -13,7 +13,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::routing::post;
-use harness_test_support::{HttpServer, TEST_TOKEN, audit_records, scratch_file};
+use harness_test_support::{HttpServer, ScratchFile, TEST_TOKEN, audit_records, scratch_file};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
@@ -177,24 +177,31 @@ async fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn spans_continue_the_callers_trace_and_metrics_count_outcomes() {
+/// A replica exporting to a fresh OTLP receiver (spans every 50 ms), with `extra_env`; what
+/// the receiver got, the server, and its audit file.
+async fn exporting_replica(
+    name: &str,
+    extra_env: &[(&str, &str)],
+) -> (Shared, HttpServer, ScratchFile) {
     let (port, received) = receiver().await;
     let endpoint = format!("http://127.0.0.1:{port}");
-    let audit = scratch_file("paging-otel", "audit.jsonl");
-    let server = HttpServer::start_with_env(
-        SERVER,
-        &audit,
-        &[],
-        &[
-            ("PAGING_TOKEN", TEST_TOKEN),
-            // Only `runbook` is called, whose limit is in memory: Redis is never asked.
-            ("PAGING_REDIS_URL", "redis://127.0.0.1:1/0"),
-            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
-            ("OTEL_BSP_SCHEDULE_DELAY", "50"),
-            ("OTEL_METRIC_EXPORT_INTERVAL", "100"),
-        ],
-    );
+    let audit = scratch_file(name, "audit.jsonl");
+    let mut env = vec![
+        ("PAGING_TOKEN", TEST_TOKEN),
+        // Only `runbook` is called, whose limit is in memory: Redis is never asked.
+        ("PAGING_REDIS_URL", "redis://127.0.0.1:1/0"),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+    ];
+    env.extend_from_slice(extra_env);
+    let server = HttpServer::start_with_env(SERVER, &audit, &[], &env);
+    (received, server, audit)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_continue_the_callers_trace_and_metrics_count_outcomes() {
+    let (received, server, audit) =
+        exporting_replica("paging-otel", &[("OTEL_METRIC_EXPORT_INTERVAL", "100")]).await;
 
     let traceparent = format!("00-{TRACE_ID}-{PARENT_SPAN_ID}-01");
     let found = post_call(
@@ -270,23 +277,14 @@ async fn spans_continue_the_callers_trace_and_metrics_count_outcomes() {
 /// name, which is only the default, and `OTEL_RESOURCE_ATTRIBUTES` adds to the resource.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn otel_service_name_and_resource_attributes_win_over_the_servers_name() {
-    let (port, received) = receiver().await;
-    let endpoint = format!("http://127.0.0.1:{port}");
-    let audit = scratch_file("paging-otel-named", "audit.jsonl");
-    let server = HttpServer::start_with_env(
-        SERVER,
-        &audit,
-        &[],
+    let (received, server, _audit) = exporting_replica(
+        "paging-otel-named",
         &[
-            ("PAGING_TOKEN", TEST_TOKEN),
-            // Only `runbook` is called, whose limit is in memory: Redis is never asked.
-            ("PAGING_REDIS_URL", "redis://127.0.0.1:1/0"),
-            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
-            ("OTEL_BSP_SCHEDULE_DELAY", "50"),
             ("OTEL_SERVICE_NAME", "paging-eu-west"),
             ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=staging"),
         ],
-    );
+    )
+    .await;
     let found = post_call(server.port, &runbook("disk_full", None));
     assert_eq!(found["isError"], false, "{found}");
 
