@@ -50,6 +50,11 @@ impl ChildLog {
         self.0.0.lock().unwrap().text.clone()
     }
 
+    /// Whether the stream has ended (the child closed its stderr, as it does when it exits).
+    pub fn ended(&self) -> bool {
+        self.0.0.lock().unwrap().ended
+    }
+
     /// The first complete line for which `matches` holds, waiting for it at most `within`;
     /// `None` when the stream ends (the child exited) or the time is up without one.
     pub fn wait_for_line(

@@ -192,14 +192,21 @@ impl HttpServer {
 
     /// Fails the test with the server's exit status (when it exited) and stderr.
     fn fail(&mut self, what: &str) -> ! {
-        let status = match self.child.try_wait() {
-            Ok(Some(status)) => format!("exited ({status})"),
-            _ => {
+        // A child whose stderr has ended is exiting, but may not have been reaped yet: wait
+        // for its status rather than report it running.
+        let exited = match self.child.try_wait() {
+            Ok(None) if self.log.ended() => self.child.wait().ok(),
+            Ok(status) => status,
+            Err(_) => None,
+        };
+        let status = match exited {
+            Some(status) => format!("exited ({status})"),
+            None => {
                 let _ = self.child.kill();
+                let _ = self.child.wait();
                 "still running".to_owned()
             }
         };
-        let _ = self.child.wait();
         panic!(
             "the server {what}: {status}; its stderr:\n{}",
             self.log.text()
