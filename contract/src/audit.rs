@@ -39,7 +39,8 @@ pub enum HarnessOutcome {
     Error,
     /// The client cancelled the call.
     Cancelled,
-    /// The tabular blockade refused the result.
+    /// An output guard refused the result: the tabular blockade, or content over `max_bytes`
+    /// or outside the MIME and URI-scheme allowlists.
     Blocked,
     /// The client named a tool the server does not have.
     UnknownTool,

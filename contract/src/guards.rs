@@ -24,6 +24,26 @@ contract_enum!(TabularAction {
 /// The table blockade every tool has unless the manifest says otherwise: `(max_rows, action)`.
 pub const DEFAULT_TABULAR: (u64, TabularAction) = (50, TabularAction::Block);
 
+/// Decoded bytes of binary content one result may carry unless the manifest says otherwise:
+/// a screenshot or a short clip, not a video.
+pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The MIME types content may carry unless the manifest says otherwise: raster images (no
+/// SVG, which is a document that can script), common audio, and plain text formats.
+pub const DEFAULT_MIME_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "audio/wav",
+    "audio/mpeg",
+    "audio/ogg",
+    "text/plain",
+    "text/markdown",
+    "text/csv",
+    "application/json",
+];
+
 /// Smallest `max_chars` that leaves room for the truncation marker.
 pub const MIN_MAX_CHARS: u64 = 64;
 

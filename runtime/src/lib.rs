@@ -31,6 +31,7 @@
 pub mod audit;
 mod builtins;
 pub mod cli;
+pub mod content;
 mod context;
 mod error;
 pub mod guards;

@@ -195,6 +195,12 @@ pub struct GuardSpec {
     pub strip_xml: bool,
     /// Characters of output the model reads.
     pub max_chars: Option<u64>,
+    /// Decoded bytes of binary content (images, audio, embedded blobs) in one result.
+    pub max_bytes: u64,
+    /// MIME types content may carry (lowercase `type/subtype`).
+    pub mime_types: &'static [&'static str],
+    /// URI schemes a resource link may point to (lowercase).
+    pub link_schemes: &'static [&'static str],
 }
 
 impl ToolSpec {

@@ -37,6 +37,16 @@ pub struct Guards {
     pub timeout_ms: Option<u64>,
     /// Table blockade: an array of at least `max_rows` objects is refused or summarized.
     pub tabular: Option<Tabular>,
+    /// Decoded bytes of binary content (images, audio, embedded blobs) one result may carry
+    /// (default 1 MiB); more is refused with `OutputTooLarge`.
+    pub max_bytes: Option<u64>,
+    /// MIME types content blocks may carry (default: PNG, JPEG, GIF and WebP images, WAV,
+    /// MPEG and Ogg audio, plain text, Markdown, CSV and JSON); others are refused with
+    /// `ContentNotAllowed`.
+    pub mime_types: Option<Vec<String>>,
+    /// URI schemes resource links may point to (default: the schemes of the manifest's own
+    /// resources); others are refused with `ContentNotAllowed`.
+    pub link_schemes: Option<Vec<String>>,
 }
 
 /// `rate_limit = { calls = 10, period_seconds = 60 }`.

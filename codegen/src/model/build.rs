@@ -8,7 +8,7 @@ use crate::error_sink::ErrorStore;
 use crate::manifest::{Guards, Manifest, RateLimitBackend};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::{self, BundleModel};
-use crate::model::guards::{RateLimitStoreModel, check_guards, rate_limit_store, resolve_guards};
+use crate::model::guards::{GuardDefaults, RateLimitStoreModel, check_guards, rate_limit_store};
 use crate::model::names::TypeNames;
 use crate::model::server::{AuditModel, ServerModel, TransportModel, audit, server, transport};
 use crate::model::tools::{Builtin, ToolModel, builtin_tool, check_builtin_clashes, tools};
@@ -66,18 +66,16 @@ pub fn build(
     let audit = audit(&manifest.audit, &errors);
     let rate_limit_store = rate_limit_store(&manifest.rate_limit_store, &errors);
     let store_backend = manifest.rate_limit_store.backend;
-    let defaults = &manifest.defaults.guards;
     let defaults_path = ManifestPath::root().key("defaults").key("guards");
-    check_guards(defaults, &defaults_path, &errors);
-    let mut tools = tools(
-        &manifest.tools,
-        defaults,
+    check_guards(&manifest.defaults.guards, &defaults_path, &errors);
+    let defaults = GuardDefaults {
+        guards: &manifest.defaults.guards,
         store_backend,
-        &mut type_names,
-        &errors,
-    );
+        resource_schemes: Vec::new(),
+    };
+    let mut tools = tools(&manifest.tools, &defaults, &mut type_names, &errors);
     if manifest.server.register_builtins {
-        let guards = resolve_guards(&Guards::default(), defaults, store_backend);
+        let guards = defaults.resolve(&Guards::default());
         check_builtin_clashes(&manifest.tools, &errors);
         tools.extend(
             Builtin::ALL

@@ -25,6 +25,12 @@ pub struct GuardPolicy {
     pub strip_xml: bool,
     /// Characters of output.
     pub max_chars: Option<u64>,
+    /// Decoded bytes of binary content per result.
+    pub max_bytes: u64,
+    /// MIME types content may carry, lowercase.
+    pub mime_types: Vec<String>,
+    /// URI schemes resource links may point to, lowercase.
+    pub link_schemes: Vec<String>,
 }
 
 /// A tool's resolved rate limit.
@@ -54,13 +60,16 @@ pub struct RateLimitStoreModel {
 /// Longest `[rate_limit_store] timeout_ms`: a rate-limit check must never hold a call longer.
 const MAX_STORE_TIMEOUT_MS: u64 = 10_000;
 
-pub use harness_contract::guards::{DEFAULT_TABULAR, MIN_MAX_CHARS};
+pub use harness_contract::guards::{
+    DEFAULT_MAX_BYTES, DEFAULT_MIME_TYPES, DEFAULT_TABULAR, MIN_MAX_CHARS,
+};
 
 /// Checks guard values that no type can rule out.
 pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorSink<'_>) {
     let positive = [
         ("max_lines", guards.max_lines),
         ("timeout_ms", guards.timeout_ms),
+        ("max_bytes", guards.max_bytes),
         (
             "tabular.max_rows",
             guards.tabular.map(|tabular| tabular.max_rows),
@@ -72,7 +81,11 @@ pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorS
             errors.report(
                 Diagnostic::value(at, format!("{key} must be at least 1"))
                     .label("zero")
-                    .help("a zero limit would refuse every call; remove the key to have no limit"),
+                    .help(if key == "max_bytes" {
+                        "a zero limit would refuse every binary block; remove the key for the default of 1 MiB"
+                    } else {
+                        "a zero limit would refuse every call; remove the key to have no limit"
+                    }),
             );
         }
     }
@@ -85,6 +98,24 @@ pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorS
             .label("too small")
             .help(format!("use at least {MIN_MAX_CHARS}")),
         );
+    }
+    for (index, mime) in guards.mime_types.iter().flatten().enumerate() {
+        if !is_mime_essence(mime) {
+            errors.report(
+                Diagnostic::value(path.key("mime_types").index(index), format!("`{mime}` is not a MIME type"))
+                    .label("not lowercase `type/subtype`")
+                    .help("for example \"image/png\"; parameters such as `; charset=utf-8` are ignored when content is checked, so leave them out"),
+            );
+        }
+    }
+    for (index, scheme) in guards.link_schemes.iter().flatten().enumerate() {
+        if !is_uri_scheme(scheme) {
+            errors.report(
+                Diagnostic::value(path.key("link_schemes").index(index), format!("`{scheme}` is not a URI scheme"))
+                    .label("not a lowercase scheme")
+                    .help("a letter, then letters, digits, `+`, `-` or `.`, without `:`; for example \"https\""),
+            );
+        }
     }
     if let Some(limit) = guards.rate_limit {
         let limit_path = path.key("rate_limit");
@@ -110,6 +141,25 @@ pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorS
             );
         }
     }
+}
+
+/// Whether `mime` is a lowercase `type/subtype` without parameters.
+fn is_mime_essence(mime: &str) -> bool {
+    let token = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"!#$&^_.+-".contains(&b))
+    };
+    mime.split_once('/')
+        .is_some_and(|(kind, subtype)| token(kind) && token(subtype))
+}
+
+/// Whether `scheme` is a lowercase URI scheme (RFC 3986, section 3.1).
+pub(crate) fn is_uri_scheme(scheme: &str) -> bool {
+    let mut bytes = scheme.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b))
 }
 
 /// Checks `[rate_limit_store]`.
@@ -158,12 +208,34 @@ pub(crate) fn rate_limit_store(
     }
 }
 
-/// A tool's guards over the manifest defaults over the built-in defaults; a rate limit without
-/// its own backend takes `store_backend`.
-pub(crate) fn resolve_guards(
+/// What a tool's guards resolve over.
+pub(crate) struct GuardDefaults<'a> {
+    /// `[defaults.guards]`.
+    pub(crate) guards: &'a Guards,
+    /// `[rate_limit_store] backend`: a rate limit naming no backend takes it.
+    pub(crate) store_backend: RateLimitBackend,
+    /// The URI schemes of the manifest's own resources: where resource links may point
+    /// unless the guards say otherwise.
+    pub(crate) resource_schemes: Vec<String>,
+}
+
+impl GuardDefaults<'_> {
+    /// A tool's guards over the manifest defaults over the built-in defaults.
+    pub(crate) fn resolve(&self, tool: &Guards) -> GuardPolicy {
+        resolve_guards(
+            tool,
+            self.guards,
+            self.store_backend,
+            &self.resource_schemes,
+        )
+    }
+}
+
+fn resolve_guards(
     tool: &Guards,
     defaults: &Guards,
     store_backend: RateLimitBackend,
+    resource_schemes: &[String],
 ) -> GuardPolicy {
     GuardPolicy {
         rate_limit: tool
@@ -186,5 +258,26 @@ pub(crate) fn resolve_guards(
         max_lines: tool.max_lines.or(defaults.max_lines),
         strip_xml: tool.strip_xml.or(defaults.strip_xml).unwrap_or(true),
         max_chars: tool.max_chars.or(defaults.max_chars),
+        max_bytes: tool
+            .max_bytes
+            .or(defaults.max_bytes)
+            .unwrap_or(DEFAULT_MAX_BYTES),
+        mime_types: tool
+            .mime_types
+            .as_ref()
+            .or(defaults.mime_types.as_ref())
+            .cloned()
+            .unwrap_or_else(|| {
+                DEFAULT_MIME_TYPES
+                    .iter()
+                    .map(|&mime| mime.to_owned())
+                    .collect()
+            }),
+        link_schemes: tool
+            .link_schemes
+            .as_ref()
+            .or(defaults.link_schemes.as_ref())
+            .cloned()
+            .unwrap_or_else(|| resource_schemes.to_vec()),
     }
 }

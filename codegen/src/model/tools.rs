@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
 use crate::ident;
-use crate::manifest::{self, Guards, RateLimitBackend};
+use crate::manifest;
 use crate::manifest_path::ManifestPath;
 use crate::model::arguments::fields;
-use crate::model::guards::{GuardPolicy, check_guards, resolve_guards};
+use crate::model::guards::{GuardDefaults, GuardPolicy, check_guards};
 use crate::model::names::{TypeNames, rust_names};
 use crate::model::types::FieldModel;
 
@@ -86,12 +86,11 @@ pub struct Annotations {
     pub open_world: Option<bool>,
 }
 
-/// Every `[[tools]]` entry that passed, in manifest order. `defaults` are `[defaults.guards]`;
-/// a rate limit naming no backend takes `store_backend`.
+/// Every `[[tools]]` entry that passed, in manifest order; `defaults` resolve each tool's
+/// guards.
 pub(crate) fn tools(
     tools: &[manifest::Tool],
-    defaults: &Guards,
-    store_backend: RateLimitBackend,
+    defaults: &GuardDefaults<'_>,
     type_names: &mut TypeNames<'_>,
     errors: &ErrorSink<'_>,
 ) -> Vec<ToolModel> {
@@ -125,15 +124,7 @@ pub(crate) fn tools(
         }
         check_guards(&tool.guards, &path.key("guards"), errors);
         let seen = &mut seen_modules;
-        if let Some(model) = tool_model(
-            tool,
-            &path,
-            seen,
-            defaults,
-            store_backend,
-            type_names,
-            errors,
-        ) {
+        if let Some(model) = tool_model(tool, &path, seen, defaults, type_names, errors) {
             models.push(model);
         }
     }
@@ -146,8 +137,7 @@ fn tool_model(
     tool: &manifest::Tool,
     path: &ManifestPath,
     seen_modules: &mut BTreeMap<String, (String, ManifestPath)>,
-    defaults: &Guards,
-    store_backend: RateLimitBackend,
+    defaults: &GuardDefaults<'_>,
     type_names: &mut TypeNames<'_>,
     errors: &ErrorSink<'_>,
 ) -> Option<ToolModel> {
@@ -212,7 +202,7 @@ fn tool_model(
             open_world: tool.annotations.open_world,
         },
         args: args?,
-        guards: resolve_guards(&tool.guards, defaults, store_backend),
+        guards: defaults.resolve(&tool.guards),
         builtin: None,
     })
 }

@@ -27,6 +27,10 @@ pub mod codes {
     pub const TIMEOUT: &str = "ToolTimeoutError";
     /// The result was a table, refused by the tabular blockade.
     pub const TOKEN_STARVATION: &str = "TokenStarvationError";
+    /// The result's binary content is over the tool's `max_bytes`.
+    pub const OUTPUT_TOO_LARGE: &str = "OutputTooLarge";
+    /// The result carried a MIME type, or linked to a URI scheme, the tool does not allow.
+    pub const CONTENT_NOT_ALLOWED: &str = "ContentNotAllowed";
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";

@@ -23,6 +23,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::audit::{AuditLog, AuditRecord, args_sha256};
+use crate::content::Block;
+use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
@@ -38,6 +40,7 @@ use self::call::{CallTrace, audited_tool_name};
 pub use self::envelope::codes;
 use self::outcome::Outcome;
 use self::refusal::Refusal;
+use self::result::Output;
 
 /// Calls, errors and rate-limited calls of one tool since start.
 #[derive(Debug, Default)]
@@ -315,8 +318,9 @@ impl Pipeline {
                 }
                 Outcome::tool_error(&error, guards, trace_id, args_json)
             }
-            Some(Ok(Ok(output))) => match result::output_json(output) {
-                Ok(value) => guard_output(guards, value, trace_id, args_json),
+            Some(Ok(Ok(output))) => match result::output_of(output) {
+                Ok(Output::Json(value)) => guard_output(guards, value, trace_id, args_json),
+                Ok(Output::Blocks(blocks)) => guard_content(guards, blocks, trace_id, args_json),
                 Err(error) => {
                     tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
                     refused(Refusal::OutputNotJson, args_json)
@@ -436,4 +440,28 @@ fn guard_output(guards: &GuardSpec, mut value: Value, trace_id: &str, args: Valu
         reply = reply.with_meta(Some(meta));
     }
     Outcome::ok(reply, args)
+}
+
+/// Content blocks through their guards ([`crate::content::guard`]).
+fn guard_content(guards: &GuardSpec, blocks: Vec<Block>, trace_id: &str, args: Value) -> Outcome {
+    match guard_blocks(blocks, guards) {
+        Ok((blocks, cut)) => {
+            let mut reply = CallToolResult::success(blocks);
+            if let Some(cut) = cut {
+                let mut meta = MetaObject::new();
+                meta.0.insert(
+                    "harness/truncated".to_owned(),
+                    json!({"original_chars": cut.original_chars, "blocks_cut": cut.blocks_cut, "blocks_dropped": cut.blocks_dropped}),
+                );
+                reply = reply.with_meta(Some(meta));
+            }
+            Outcome::ok(reply, args)
+        }
+        Err(refusal) => {
+            if let ContentRefusal::InvalidBase64(reason) = &refusal {
+                tracing::error!(trace_id, %reason, "tool output carries base64 that does not decode");
+            }
+            Outcome::refused(Refusal::Content(refusal), Some(guards), trace_id, args)
+        }
+    }
 }

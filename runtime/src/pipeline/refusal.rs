@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use harness_contract::HarnessOutcome;
 use rmcp::model::ErrorData;
 
+use crate::content::guard::ContentRefusal;
 use crate::guards::tabular;
 use crate::pipeline::envelope::codes;
 use crate::validate::{ArgErrors, quote_client_text};
@@ -31,6 +32,8 @@ pub(crate) enum Refusal {
     OutputNotJson,
     /// The result held a table and the tabular blockade refuses tables.
     TableBlocked,
+    /// An output guard on content blocks refused the result.
+    Content(ContentRefusal),
     /// The client named a tool the server does not publish.
     UnknownTool(String),
 }
@@ -115,6 +118,31 @@ impl Refusal {
                 Envelope,
                 tabular::BLOCK_MESSAGE.into(),
             ),
+            Self::Content(ContentRefusal::TooLarge { bytes, max }) => (
+                codes::OUTPUT_TOO_LARGE,
+                Audit::Blocked,
+                Envelope,
+                format!("The result carried {bytes} bytes of binary content; this tool returns at most {max}. Ask for less.").into(),
+            ),
+            Self::Content(ContentRefusal::MimeNotAllowed(mime)) => (
+                codes::CONTENT_NOT_ALLOWED,
+                Audit::Blocked,
+                Envelope,
+                format!("The result carried content of type {}, which this tool does not return.", quote_client_text(&mime)).into(),
+            ),
+            Self::Content(ContentRefusal::SchemeNotAllowed(uri)) => (
+                codes::CONTENT_NOT_ALLOWED,
+                Audit::Blocked,
+                Envelope,
+                format!("The result linked to {}, whose URI scheme this tool does not link to.", quote_client_text(&uri)).into(),
+            ),
+            // A body bug; the reason is in the server log only.
+            Self::Content(ContentRefusal::InvalidBase64(_)) => (
+                codes::INTERNAL_ERROR,
+                Audit::Error,
+                Envelope,
+                "internal error".into(),
+            ),
             // The name is sanitized and quoted at most 40 characters, like every client
             // string in a message.
             Self::UnknownTool(name) => (
@@ -159,6 +187,10 @@ mod tests {
             Refusal::Panic { caught: true },
             Refusal::OutputNotJson,
             Refusal::TableBlocked,
+            Refusal::Content(ContentRefusal::TooLarge { bytes: 2, max: 1 }),
+            Refusal::Content(ContentRefusal::MimeNotAllowed("image/svg+xml".into())),
+            Refusal::Content(ContentRefusal::SchemeNotAllowed("file:///x".into())),
+            Refusal::Content(ContentRefusal::InvalidBase64("bad".into())),
             Refusal::UnknownTool("x".into()),
         ]
         .map(|refusal| {
@@ -180,6 +212,10 @@ mod tests {
                 ("InternalError", "panic", Reply::Envelope),
                 ("InternalError", "error", Reply::Envelope),
                 ("TokenStarvationError", "blocked", Reply::Envelope),
+                ("OutputTooLarge", "blocked", Reply::Envelope),
+                ("ContentNotAllowed", "blocked", Reply::Envelope),
+                ("ContentNotAllowed", "blocked", Reply::Envelope),
+                ("InternalError", "error", Reply::Envelope),
                 ("UnknownTool", "unknown_tool", Reply::InvalidParams),
             ]
         );

@@ -7,6 +7,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::content::{Block, Content};
 use crate::guards::chars;
 
 /// The reply for a successful call, with the char cap applied: a JSON object becomes
@@ -57,15 +58,39 @@ fn json_result(value: Value, text: String) -> CallToolResult {
     result
 }
 
-/// The output as JSON. A body that already returns a `serde_json::Value` hands it over
-/// as is: `serde_json::to_value` would rebuild it node by node, which for a 1,000-row table
-/// cost more than every guard together.
-pub(crate) fn output_json<O: Serialize + 'static>(output: O) -> Result<Value, serde_json::Error> {
+/// What a body returned: content blocks, or a value shaped as JSON.
+pub(crate) enum Output {
+    /// A [`Content`] output: blocks in order.
+    Blocks(Vec<Block>),
+    /// Anything else, as JSON.
+    Json(Value),
+}
+
+/// The output as blocks or JSON. A body that returns [`Content`] or a `serde_json::Value`
+/// hands it over as is: `serde_json::to_value` would rebuild a value node by node, which for
+/// a 1,000-row table cost more than every guard together.
+pub(crate) fn output_of<O: Serialize + 'static>(output: O) -> Result<Output, serde_json::Error> {
     let mut slot = Some(output);
-    if let Some(value) = (&mut slot as &mut dyn Any).downcast_mut::<Option<Value>>() {
-        return Ok(value.take().expect("the slot was just filled"));
+    let any = &mut slot as &mut dyn Any;
+    if let Some(value) = any.downcast_mut::<Option<Value>>() {
+        return Ok(Output::Json(
+            value.take().expect("the slot was just filled"),
+        ));
     }
-    serde_json::to_value(slot.take().expect("the slot was just filled"))
+    if let Some(content) = any.downcast_mut::<Option<Content>>() {
+        let content = content.take().expect("the slot was just filled");
+        return Ok(Output::Blocks(content.into_blocks()));
+    }
+    serde_json::to_value(slot.take().expect("the slot was just filled")).map(Output::Json)
+}
+
+/// [`output_of`] for JSON only.
+#[cfg(test)]
+fn output_json<O: Serialize + 'static>(output: O) -> Result<Value, serde_json::Error> {
+    match output_of(output)? {
+        Output::Json(value) => Ok(value),
+        Output::Blocks(_) => panic!("content is not JSON"),
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +121,10 @@ mod tests {
         ];
         assert_eq!(output_json(rows).unwrap(), table);
         assert_eq!(output_json("text").unwrap(), json!("text"));
+        let content = Content::new().text("a");
+        assert!(
+            matches!(output_of(content), Ok(Output::Blocks(blocks)) if blocks == [Block::Text("a".into())])
+        );
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub(crate) const GUARDS: GuardSpec = GuardSpec {
     max_lines: None,
     strip_xml: true,
     max_chars: None,
+    max_bytes: harness_contract::guards::DEFAULT_MAX_BYTES,
+    mime_types: harness_contract::guards::DEFAULT_MIME_TYPES,
+    link_schemes: &["https"],
 };
 
 /// A tool that takes no arguments, with these guards.

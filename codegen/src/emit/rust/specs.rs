@@ -222,6 +222,8 @@ pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
         opt_u64(guards.max_chars),
     );
     let (catch_unhandled, strip_xml) = (guards.catch_unhandled, guards.strip_xml);
+    let max_bytes = int(guards.max_bytes);
+    let (mime_types, link_schemes) = (&guards.mime_types, &guards.link_schemes);
     quote! {
         #rt::GuardSpec {
             rate_limit: #rate_limit,
@@ -231,6 +233,9 @@ pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
             max_lines: #max_lines,
             strip_xml: #strip_xml,
             max_chars: #max_chars,
+            max_bytes: #max_bytes,
+            mime_types: &[#(#mime_types),*],
+            link_schemes: &[#(#link_schemes),*],
         }
     }
 }
