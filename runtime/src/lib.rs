@@ -35,6 +35,7 @@ pub mod content;
 mod context;
 mod error;
 pub mod guards;
+pub mod notify;
 pub mod pipeline;
 mod server;
 pub mod spec;
@@ -48,6 +49,7 @@ pub mod verify;
 pub use audit::AuditLog;
 pub use context::CallContext;
 pub use error::ToolError;
+pub use notify::LogLevel;
 pub use pipeline::{Call, Pipeline, SetupError};
 pub use server::GeneratedServer;
 pub use transport::embed;
@@ -97,6 +99,7 @@ pub mod __private {
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;
+    pub use crate::notify::SessionLogLevel;
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{

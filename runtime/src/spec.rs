@@ -89,12 +89,21 @@ pub struct ServerSpec {
 
 impl ServerSpec {
     /// The `initialize` result advertising tools.
+    #[allow(
+        deprecated,
+        reason = "bodies may log to 2025-11-25 clients; rmcp marks MCP logging deprecated (SEP-2577)"
+    )]
     pub fn server_info(&self) -> InitializeResult {
         let mut implementation = Implementation::new(self.name, self.version);
         if let Some(title) = self.title {
             implementation = implementation.with_title(title);
         }
-        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info = InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        );
         info.server_info = implementation;
         info.instructions = self.instructions.map(str::to_owned);
         info

@@ -3,12 +3,13 @@
 
 use std::borrow::Cow;
 
-use rmcp::model::{CallToolRequestParams, MetaObject};
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::model::{CallToolRequestParams, MetaObject, RequestMetaObject};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::guards::strip;
+use crate::notify::{LogLevel, Requested};
 use crate::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, QUOTE_LIMIT};
 
 /// The `_meta` key under which a transport lists the argument paths a raw message repeated
@@ -22,6 +23,10 @@ pub struct Call {
     pub(crate) traceparent: Option<String>,
     pub(crate) cancellation: CancellationToken,
     duplicate_keys: Vec<String>,
+    /// The client, for notifications (none on the stateless fast path, which answers JSON).
+    pub(crate) peer: Option<Peer<RoleServer>>,
+    /// The progress token and log level the client asked for.
+    pub(crate) requested: Requested,
 }
 
 impl Call {
@@ -37,6 +42,8 @@ impl Call {
             traceparent,
             cancellation,
             duplicate_keys: Vec::new(),
+            peer: None,
+            requested: Requested::default(),
         }
     }
 
@@ -47,11 +54,32 @@ impl Call {
     }
 
     /// Splits a request into the tool name (to dispatch on) and the rest of the call.
+    /// `session_level` is what the session set with `logging/setLevel`; a level in the
+    /// request's own `_meta` (2026-07-28) overrides it.
     pub fn split(
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        session_level: Option<LogLevel>,
     ) -> (Cow<'static, str>, Call) {
-        Self::from_parts(request, Some(&context.meta.0), context.ct)
+        let request_meta = request.meta.clone();
+        let ask = |meta: &RequestMetaObject| Requested {
+            progress_token: meta.get_progress_token(),
+            log_level: meta.log_level().map(LogLevel::from_rmcp),
+        };
+        let from_params = request_meta.as_ref().map(ask).unwrap_or_default();
+        let from_context = ask(&context.meta);
+        let requested = Requested {
+            progress_token: from_params.progress_token.or(from_context.progress_token),
+            log_level: from_params
+                .log_level
+                .or(from_context.log_level)
+                .or(session_level),
+        };
+        let peer = context.peer.clone();
+        let (name, mut call) = Self::from_parts(request, Some(&context.meta.0), context.ct);
+        call.peer = Some(peer);
+        call.requested = requested;
+        (name, call)
     }
 
     /// [`Call::split`] for a request that reached no rmcp service (the stateless fast path),

@@ -30,6 +30,7 @@ use crate::error::ToolError;
 use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
 use crate::guards::tabular::{self, TabularAction};
 use crate::guards::{lines, rewrite_strings, strip};
+use crate::notify::Notifier;
 use crate::spec::{GuardSpec, ServerSpec, StoreUnreachable, ToolSpec};
 use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
@@ -270,7 +271,11 @@ impl Pipeline {
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
         let cancellation = call.cancellation.clone();
-        let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone());
+        let notifier = call.peer.clone().and_then(|peer| {
+            Notifier::for_call(peer, call.requested.clone(), cancellation.clone(), guards)
+        });
+        let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone())
+            .with_notifier(notifier);
         // The body is built inside the guarded future so a panic while constructing it is
         // caught too.
         let guarded = AssertUnwindSafe(panic_capture::in_body(

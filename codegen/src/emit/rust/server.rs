@@ -109,6 +109,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
             tools: Arc<T>,
             definitions: Arc<[#rt::rmcp::model::Tool]>,
             pipeline: Arc<#rt::Pipeline>,
+            log_level: #rt::SessionLogLevel,
         }
 
         impl<T> Clone for Harness<T> {
@@ -117,6 +118,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                     tools: Arc::clone(&self.tools),
                     definitions: Arc::clone(&self.definitions),
                     pipeline: Arc::clone(&self.pipeline),
+                    log_level: self.log_level.clone(),
                 }
             }
         }
@@ -128,6 +130,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                     tools: Arc::new(tools),
                     definitions: TOOLS.iter().map(#rt::ToolSpec::to_tool).collect(),
                     pipeline: Arc::new(#rt::Pipeline::new(&SERVER, TOOLS)),
+                    log_level: #rt::SessionLogLevel::default(),
                 }
             }
 
@@ -192,8 +195,18 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                 request: #rt::rmcp::model::CallToolRequestParams,
                 context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
             ) -> Result<#rt::rmcp::model::CallToolResponse, #rt::rmcp::model::ErrorData> {
-                let (name, call) = #rt::Call::split(request, context);
+                let (name, call) = #rt::Call::split(request, context, self.log_level.get());
                 #rt::GeneratedServer::dispatch(self, &name, call).await
+            }
+
+            #[allow(deprecated, reason = "2025-11-25 clients set the level; rmcp marks MCP logging deprecated (SEP-2577)")]
+            async fn set_level(
+                &self,
+                request: #rt::rmcp::model::SetLevelRequestParams,
+                _context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
+            ) -> Result<(), #rt::rmcp::model::ErrorData> {
+                self.log_level.set(request.level);
+                Ok(())
             }
         }
     }
