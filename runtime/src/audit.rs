@@ -56,7 +56,10 @@ pub enum AuditError {
 /// One call, as the audit log records it.
 #[derive(Debug, Clone)]
 pub struct AuditRecord<'a> {
-    /// The tool name.
+    /// The request's method when it is not `tools/call` (`resources/read`, `prompts/get`,
+    /// `completion/complete`); tool records leave it out, keeping their seven fields.
+    pub method: Option<&'a str>,
+    /// The tool name (for other requests: the URI or prompt name).
     pub tool: &'a str,
     /// sha256 of the canonical JSON of the arguments.
     pub args_sha256: String,
@@ -87,6 +90,8 @@ struct AuditLine<'a> {
     duration_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     error_code: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'a str>,
     outcome: &'a str,
     schema_version: u32,
     timestamp: &'a str,
@@ -133,6 +138,7 @@ impl AuditLog {
             call_id: uuid::Uuid::new_v4().hyphenated().encode_lower(&mut call_id),
             duration_ms: record.duration_ms,
             error_code: record.error_code.filter(|_| self.spec.error_code),
+            method: record.method,
             outcome: record.outcome,
             schema_version: self.spec.schema_version,
             timestamp: &rfc3339_now(),
@@ -236,6 +242,7 @@ mod tests {
             "created empty before any call"
         );
         let record = AuditRecord {
+            method: None,
             tool: "get_incident_snapshot",
             args_sha256: args_sha256(&json!({"incident_id": 42, "view": "summary"})),
             outcome: "ok",
@@ -298,6 +305,7 @@ mod tests {
         };
         let log = AuditLog::open(&dir.path().join("audit.jsonl"), spec).unwrap();
         let line = log.line(&AuditRecord {
+            method: None,
             tool: "t",
             args_sha256: args_sha256(&json!({})),
             outcome: "invalid_arguments",

@@ -30,6 +30,7 @@
 
 pub mod audit;
 mod builtins;
+pub mod catalog;
 pub mod cli;
 pub mod content;
 mod context;
@@ -97,6 +98,10 @@ pub mod __private {
 
     pub use crate::__require_redis_feature as require_redis_feature;
     pub use crate::audit::{AuditSpec, FsyncPolicy};
+    pub use crate::catalog::{
+        CacheSpec, CatalogSpec, MessageSpec, PromptSpec, Resolved, ResourceBody, ResourceContent,
+        ResourceSpec, RoleSpec, TemplateSpec, VariableKind, validate_prompt,
+    };
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;
     pub use crate::notify::SessionLogLevel;

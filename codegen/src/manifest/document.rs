@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::manifest::bundle;
+use crate::manifest::resources::{Caching, Prompt, Resource, ResourceTemplate};
 use crate::manifest::server::{Audit, RateLimitStore, Server, Transport};
 use crate::manifest::tools::{Defaults, Tool};
 
@@ -28,6 +29,18 @@ pub struct Manifest {
     /// The tools the server publishes, in `tools/list` order.
     #[serde(default)]
     pub tools: Vec<Tool>,
+    /// Static resources, in `resources/list` order.
+    #[serde(default)]
+    pub resources: Vec<Resource>,
+    /// Resource templates, each read by a body.
+    #[serde(default)]
+    pub resource_templates: Vec<ResourceTemplate>,
+    /// Prompts, in `prompts/list` order.
+    #[serde(default)]
+    pub prompts: Vec<Prompt>,
+    /// Caching hints on list and read results.
+    #[serde(default)]
+    pub caching: Caching,
     /// Harbor task metadata; with it, `bundle` writes a Harbor task directory.
     pub task: Option<bundle::Task>,
     /// The environment phase and the main container.

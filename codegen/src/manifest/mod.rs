@@ -11,6 +11,7 @@
 pub mod bundle;
 mod document;
 mod parse;
+mod resources;
 mod schema;
 mod server;
 mod tools;
@@ -23,6 +24,10 @@ pub use harness_contract::{
 pub use document::Manifest;
 pub use parse::Parsed;
 pub(crate) use parse::parse;
+pub use resources::{
+    CacheScope, Caching, Prompt, PromptImage, PromptMessage, PromptResource, Resource,
+    ResourceTemplate, Role,
+};
 pub use schema::manifest_json_schema;
 pub use server::{Audit, AuditField, RateLimitStore, Server, Transport};
 pub use tools::{

@@ -8,6 +8,8 @@ use crate::error_sink::ErrorStore;
 use crate::manifest::{Guards, Manifest, RateLimitBackend};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::{self, BundleModel};
+use crate::model::catalog::{self, CatalogModel};
+use crate::model::guards::GuardPolicy;
 use crate::model::guards::{GuardDefaults, RateLimitStoreModel, check_guards, rate_limit_store};
 use crate::model::names::TypeNames;
 use crate::model::server::{AuditModel, ServerModel, TransportModel, audit, server, transport};
@@ -28,6 +30,10 @@ pub struct Model {
     pub rate_limit_store: RateLimitStoreModel,
     /// `[[tools]]` in manifest order, then the built-in tools when registered.
     pub tools: Vec<ToolModel>,
+    /// Resources, templates and prompts.
+    pub catalog: CatalogModel,
+    /// The guards on resource and prompt output: `[defaults.guards]` resolved.
+    pub catalog_guards: GuardPolicy,
     /// sha256 (hex) of the manifest's content (comments and layout aside), published by the
     /// `diagnostics` tool and pinned in the ledger.
     pub manifest_sha256: String,
@@ -68,11 +74,14 @@ pub fn build(
     let store_backend = manifest.rate_limit_store.backend;
     let defaults_path = ManifestPath::root().key("defaults").key("guards");
     check_guards(&manifest.defaults.guards, &defaults_path, &errors);
+    let mut inputs = Vec::new();
+    let catalog = catalog::build(manifest, base_dir, &mut inputs, &mut type_names, &errors);
     let defaults = GuardDefaults {
         guards: &manifest.defaults.guards,
         store_backend,
-        resource_schemes: Vec::new(),
+        resource_schemes: catalog.schemes(),
     };
+    let catalog_guards = defaults.resolve(&Guards::default());
     let mut tools = tools(&manifest.tools, &defaults, &mut type_names, &errors);
     if manifest.server.register_builtins {
         let guards = defaults.resolve(&Guards::default());
@@ -83,7 +92,6 @@ pub fn build(
                 .map(|builtin| builtin_tool(builtin, &guards)),
         );
     }
-    let mut inputs = Vec::new();
     let bundle = bundle::build(manifest, base_dir, &mut inputs, &errors);
     let verifier = verifier::build(manifest, &tools, &errors);
     if errors.failed() {
@@ -97,6 +105,8 @@ pub fn build(
         audit,
         rate_limit_store,
         tools,
+        catalog,
+        catalog_guards,
         manifest_sha256: content_digest(manifest_text),
         bundle,
         verifier,

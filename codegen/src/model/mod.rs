@@ -13,6 +13,7 @@ mod arguments;
 mod bounds;
 mod build;
 pub mod bundle;
+pub mod catalog;
 mod constraints;
 pub mod guards;
 mod names;
@@ -23,6 +24,9 @@ pub mod value;
 pub mod verifier;
 
 pub use build::{Model, build};
+pub use catalog::{
+    CatalogModel, ContentModel, MessageModel, PromptModel, ResourceModel, TemplateModel,
+};
 pub use guards::{
     DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS, RateLimitPolicy, RateLimitStoreModel,
 };

@@ -510,6 +510,7 @@ mod tests {
             },
             rate_limit_store: RateLimitStoreSpec::DEFAULT,
             manifest_sha256: "",
+            catalog: crate::catalog::CatalogSpec::EMPTY,
         }
     }
 

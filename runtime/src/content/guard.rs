@@ -162,6 +162,16 @@ pub(crate) fn guard_blocks(
     blocks: Vec<Block>,
     guards: &GuardSpec,
 ) -> Result<(Vec<ContentBlock>, Option<TextCut>), ContentRefusal> {
+    let (guarded, cut) = guard_each(blocks, guards)?;
+    Ok((guarded.into_iter().flatten().collect(), cut))
+}
+
+/// [`guard_blocks`], keeping each block's place: `None` where the char budget had no room
+/// left for a text (so a prompt message keeps its role).
+pub(crate) fn guard_each(
+    blocks: Vec<Block>,
+    guards: &GuardSpec,
+) -> Result<(Vec<Option<ContentBlock>>, Option<TextCut>), ContentRefusal> {
     let mut budget = Budget::new(guards.max_chars);
     let mut bytes = ByteBudget::new(guards);
     let mut out = Vec::with_capacity(blocks.len());
@@ -228,7 +238,7 @@ pub(crate) fn guard_blocks(
                 ))
             }
         };
-        out.extend(guarded);
+        out.push(guarded);
     }
     let cut = budget.cut;
     let cut = (cut.blocks_cut + cut.blocks_dropped > 0).then_some(cut);

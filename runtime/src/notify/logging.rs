@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use serde_json::Value;
 
-use crate::notify::Notifier;
+use rmcp::service::{Peer, RoleServer};
 
 /// The most log messages one call sends; the rest are dropped, and the server log says so.
 pub(crate) const MAX_MESSAGES_PER_CALL: u32 = 100;
@@ -115,16 +115,20 @@ impl LogState {
     }
 }
 
-impl Notifier {
-    /// Sends a log message if the client's level admits it; true if sent.
-    pub(crate) async fn log(&self, level: LogLevel, logger: &str, message: &str) -> bool {
-        let Some(state) = &self.logging else {
-            return false;
-        };
-        if level < state.threshold || !self.live() {
+impl LogState {
+    /// Sends `message` if the client's level admits it and the call's allowance is not spent;
+    /// true if sent.
+    pub(crate) async fn send(
+        &self,
+        peer: &Peer<RoleServer>,
+        level: LogLevel,
+        logger: &str,
+        message: String,
+    ) -> bool {
+        if level < self.threshold {
             return false;
         }
-        let sent = state.sent.fetch_add(1, Ordering::Relaxed);
+        let sent = self.sent.fetch_add(1, Ordering::Relaxed);
         if sent >= MAX_MESSAGES_PER_CALL {
             if sent == MAX_MESSAGES_PER_CALL {
                 tracing::warn!(
@@ -135,12 +139,10 @@ impl Notifier {
             }
             return false;
         }
-        let mut param = LoggingMessageNotificationParam::new(
-            level.to_rmcp(),
-            Value::String(self.clean(message)),
-        );
+        let mut param =
+            LoggingMessageNotificationParam::new(level.to_rmcp(), Value::String(message));
         param.logger = Some(logger.to_owned());
-        self.peer.notify_logging_message(param).await.is_ok()
+        peer.notify_logging_message(param).await.is_ok()
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 
-use crate::notify::Notifier;
+use rmcp::service::{Peer, RoleServer};
 
 /// The shortest gap between two progress notifications of one call.
 pub(crate) const MIN_INTERVAL: Duration = Duration::from_millis(10);
@@ -53,24 +53,22 @@ impl ProgressState {
     }
 }
 
-impl Notifier {
-    /// Sends progress if the request asked for it and the value may be sent; true if sent.
-    pub(crate) async fn progress(
+impl ProgressState {
+    /// Sends `progress` if it may be sent now; true if sent.
+    pub(crate) async fn send(
         &self,
+        peer: &Peer<RoleServer>,
         progress: f64,
         total: Option<f64>,
-        message: Option<&str>,
+        message: Option<String>,
     ) -> bool {
-        let Some(state) = &self.progress else {
-            return false;
-        };
-        if !self.live() || !state.admit(progress, total, Instant::now()) {
+        if !self.admit(progress, total, Instant::now()) {
             return false;
         }
-        let mut param = ProgressNotificationParam::new(state.token.clone(), progress);
+        let mut param = ProgressNotificationParam::new(self.token.clone(), progress);
         param.total = total;
-        param.message = message.map(|text| self.clean(text));
-        self.peer.notify_progress(param).await.is_ok()
+        param.message = message;
+        peer.notify_progress(param).await.is_ok()
     }
 }
 

@@ -31,6 +31,10 @@ pub mod codes {
     pub const OUTPUT_TOO_LARGE: &str = "OutputTooLarge";
     /// The result carried a MIME type, or linked to a URI scheme, the tool does not allow.
     pub const CONTENT_NOT_ALLOWED: &str = "ContentNotAllowed";
+    /// `resources/read` of a URI the server has no resource or template for.
+    pub const RESOURCE_NOT_FOUND: &str = "ResourceNotFound";
+    /// `prompts/get` of a prompt the server does not have.
+    pub const UNKNOWN_PROMPT: &str = "UnknownPrompt";
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";

@@ -161,6 +161,11 @@ impl Pipeline {
         }
     }
 
+    /// The server's static description.
+    pub(crate) fn server(&self) -> &'static ServerSpec {
+        self.server
+    }
+
     /// Installs the audit log; every later call is recorded. Returns the log back if one
     /// was already installed.
     pub fn install_audit(&self, audit: AuditLog) -> Result<(), AuditLog> {
@@ -376,6 +381,7 @@ impl Pipeline {
         }
         if let (Some(audit), Some(args_sha256)) = (audit, digest) {
             let record = AuditRecord {
+                method: None,
                 tool: name,
                 args_sha256,
                 outcome: &outcome.outcome,

@@ -36,6 +36,11 @@ pub(crate) enum Refusal {
     Content(ContentRefusal),
     /// The client named a tool the server does not publish.
     UnknownTool(String),
+    /// `resources/read` of a URI no resource or template has.
+    UnknownResource(String),
+    /// `prompts/get` or `completion/complete` of a prompt (or template) the server does not
+    /// have.
+    UnknownPrompt(String),
 }
 
 /// How a refusal reaches the client.
@@ -48,6 +53,9 @@ pub(crate) enum Reply {
     InternalError,
     /// A JSON-RPC invalid-params error (-32602).
     InvalidParams,
+    /// The specification's resource-not-found error (-32002; rmcp answers -32602 on
+    /// 2026-07-28, as that revision asks).
+    ResourceNotFound,
 }
 
 /// One row of the table.
@@ -67,7 +75,7 @@ impl Refusal {
     /// The table.
     pub(crate) fn row(self) -> Row {
         use HarnessOutcome as Audit;
-        use Reply::{Envelope, InternalError, InvalidParams};
+        use Reply::{Envelope, InternalError, InvalidParams, ResourceNotFound};
         let (code, outcome, reply, message): (_, _, _, Cow<'static, str>) = match self {
             Self::RateLimited(message) => (
                 codes::RATE_LIMITED,
@@ -151,6 +159,18 @@ impl Refusal {
                 InvalidParams,
                 format!("unknown tool: {}", quote_client_text(&name)).into(),
             ),
+            Self::UnknownResource(uri) => (
+                codes::RESOURCE_NOT_FOUND,
+                Audit::NotFound,
+                ResourceNotFound,
+                format!("unknown resource: {}", quote_client_text(&uri)).into(),
+            ),
+            Self::UnknownPrompt(name) => (
+                codes::UNKNOWN_PROMPT,
+                Audit::NotFound,
+                InvalidParams,
+                format!("unknown prompt: {}", quote_client_text(&name)).into(),
+            ),
         };
         Row {
             code,
@@ -168,6 +188,9 @@ impl Row {
             Reply::Envelope => None,
             Reply::InternalError => Some(ErrorData::internal_error(self.message.clone(), None)),
             Reply::InvalidParams => Some(ErrorData::invalid_params(self.message.clone(), None)),
+            Reply::ResourceNotFound => {
+                Some(ErrorData::resource_not_found(self.message.clone(), None))
+            }
         }
     }
 }
@@ -192,6 +215,8 @@ mod tests {
             Refusal::Content(ContentRefusal::SchemeNotAllowed("file:///x".into())),
             Refusal::Content(ContentRefusal::InvalidBase64("bad".into())),
             Refusal::UnknownTool("x".into()),
+            Refusal::UnknownResource("test://x".into()),
+            Refusal::UnknownPrompt("x".into()),
         ]
         .map(|refusal| {
             let row = refusal.row();
@@ -217,6 +242,8 @@ mod tests {
                 ("ContentNotAllowed", "blocked", Reply::Envelope),
                 ("InternalError", "error", Reply::Envelope),
                 ("UnknownTool", "unknown_tool", Reply::InvalidParams),
+                ("ResourceNotFound", "not_found", Reply::ResourceNotFound),
+                ("UnknownPrompt", "not_found", Reply::InvalidParams),
             ]
         );
     }

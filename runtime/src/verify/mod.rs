@@ -239,7 +239,11 @@ pub fn parse_audit(spec: &VerifierSpec, bytes: &[u8]) -> Checked<Vec<AuditEntry>
             Ok(_) => return infra(format!("audit line {number} is not a JSON object")),
             Err(error) => return infra(format!("audit line {number} is not valid JSON: {error}")),
         };
-        entries.push(audit_record(spec, &record, number, &mut call_ids)?);
+        // Records of other requests (resources/read, prompts/get) are checked but are not
+        // tool calls.
+        if let Some(entry) = audit_record(spec, &record, number, &mut call_ids)? {
+            entries.push(entry);
+        }
     }
     Ok(entries)
 }
@@ -249,13 +253,25 @@ fn audit_record(
     record: &Map<String, Value>,
     number: usize,
     call_ids: &mut HashSet<String>,
-) -> Checked<AuditEntry> {
+) -> Checked<Option<AuditEntry>> {
     let text = |key: &str| match record.get(key) {
         Some(Value::String(text)) => Ok(text.as_str()),
         _ => infra(format!("audit line {number}: {key} is not a string")),
     };
     let outcome = text("outcome")?;
+    let method = match record.get("method") {
+        None => None,
+        Some(Value::String(method)) if REQUEST_METHODS.contains(&method.as_str()) => Some(method),
+        Some(_) => {
+            return infra(format!(
+                "audit line {number}: method is not one of {REQUEST_METHODS:?}"
+            ));
+        }
+    };
     let mut expected = crate::audit::RECORD_FIELDS.to_vec();
+    if method.is_some() {
+        expected.push("method");
+    }
     if spec.audit.trace_id {
         expected.push("trace_id");
     }
@@ -308,8 +324,9 @@ fn audit_record(
         ));
     }
     let tool = text("tool")?;
-    // A call of an unknown tool records the name the client sent (sanitized and cut).
-    if !spec.tools.contains(&tool) && outcome != "unknown_tool" {
+    // A call of an unknown tool records the name the client sent (sanitized and cut); other
+    // requests record their URI or prompt name.
+    if method.is_none() && !spec.tools.contains(&tool) && outcome != "unknown_tool" {
         return infra(format!("audit line {number}: unknown tool {tool:?}"));
     }
     let digest = text("args_sha256")?;
@@ -340,12 +357,18 @@ fn audit_record(
     if spec.audit.error_code && outcome != "ok" {
         text("error_code")?;
     }
-    Ok(AuditEntry {
+    if method.is_some() {
+        return Ok(None);
+    }
+    Ok(Some(AuditEntry {
         tool: tool.to_owned(),
         args_sha256: digest.to_owned(),
         outcome: outcome.to_owned(),
-    })
+    }))
 }
+
+/// The methods whose records carry a `method` field.
+const REQUEST_METHODS: [&str; 3] = ["resources/read", "prompts/get", "completion/complete"];
 
 /// Checks a state file: exact schema (infrastructure), `require` (infrastructure), then
 /// `expect` (candidate).

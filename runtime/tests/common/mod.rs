@@ -24,6 +24,7 @@ pub(crate) const SERVER: ServerSpec = ServerSpec {
     audit: AUDIT,
     rate_limit_store: harness_runtime::spec::RateLimitStoreSpec::DEFAULT,
     manifest_sha256: "",
+    catalog: harness_runtime::catalog::CatalogSpec::EMPTY,
 };
 
 /// Panics caught and tags stripped; no other guard.

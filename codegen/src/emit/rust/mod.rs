@@ -3,7 +3,9 @@
 //! [`format`] (prettyplease, the `@generated` header, blank lines between items);
 //! `server_module` puts them in order and `tokens` holds the token builders they share.
 
+mod catalog;
 pub mod format;
+mod guards;
 mod server;
 mod server_module;
 mod specs;

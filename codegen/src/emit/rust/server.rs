@@ -50,6 +50,13 @@ pub(crate) fn tools_trait(model: &Model) -> TokenStream {
         .iter()
         .filter(|tool| tool.builtin.is_none())
         .map(|tool| format_ident!("{}", tool.trait_name))
+        .chain(
+            model
+                .catalog
+                .templates
+                .iter()
+                .map(|template| format_ident!("{}", template.trait_name)),
+        )
         .collect();
     quote! {
         /// Every tool body of the manifest; implemented for any type that implements them all.
@@ -103,6 +110,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
             result.map(Into::into)
         }
     };
+    let catalog_methods = crate::emit::rust::catalog::handler_methods(model);
     quote! {
         /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
         pub struct Harness<T> {
@@ -185,9 +193,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                 _request: Option<#rt::rmcp::model::PaginatedRequestParams>,
                 _context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
             ) -> Result<#rt::rmcp::model::ListToolsResult, #rt::rmcp::model::ErrorData> {
-                Ok(#rt::rmcp::model::ListToolsResult::with_all_items(
-                    self.definitions.to_vec(),
-                ))
+                Ok(self.pipeline.list_tools(&self.definitions))
             }
 
             async fn call_tool(
@@ -208,6 +214,8 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                 self.log_level.set(request.level);
                 Ok(())
             }
+
+            #catalog_methods
         }
     }
 }

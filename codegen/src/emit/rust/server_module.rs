@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::emit::options::EmitOptions;
-use crate::emit::rust::{server, specs, types};
+use crate::emit::rust::{catalog, server, specs, types};
 use crate::model::Model;
 
 /// The whole generated module (not yet formatted).
@@ -18,6 +18,8 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
     let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
     let types = user_tools().map(types::tool_types);
     let traits = user_tools().map(|tool| server::body_trait(tool, tools_dir));
+    let catalog_types = catalog::catalog_types(model);
+    let template_traits = model.catalog.templates.iter().map(catalog::template_trait);
     let tools_bound = server::tools_trait(model);
     let harness = server::harness(model);
     let modules = server::tool_modules(model);
@@ -29,7 +31,9 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
         #bundle
         #verifier
         #(#types)*
+        #catalog_types
         #(#traits)*
+        #(#template_traits)*
         #tools_bound
         #harness
         #modules

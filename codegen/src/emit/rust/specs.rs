@@ -1,13 +1,14 @@
 //! The spec constants: `SERVER`, `TOOLS`, `VERIFIER` and `BUNDLE`, every manifest decision
 //! spelled out as a literal so a policy change is a one-line diff in review.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::emit::rust::guards::guard_spec;
 use crate::emit::rust::tokens::{contract_enum, int, opt, opt_str, opt_u64, raw_string, rt};
 use crate::emit::schema::input_schema;
 use crate::model::verifier::CheckModel;
-use crate::model::{GuardPolicy, Model, ToolModel};
+use crate::model::{Model, ToolModel};
 
 pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let rt = rt();
@@ -35,6 +36,7 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let when_unreachable = contract_enum(store.when_unreachable);
     let manifest_sha256 = &model.manifest_sha256;
     let tool_specs = model.tools.iter().map(tool_spec);
+    let catalog = crate::emit::rust::catalog::catalog_spec(model);
     // Without the runtime's `redis` feature the build stops with how to turn it on.
     let require_redis = model
         .uses_redis_rate_limits()
@@ -76,6 +78,7 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
                 key_prefix: #key_prefix,
             },
             manifest_sha256: #manifest_sha256,
+            catalog: #catalog,
         };
 
         /// Every tool as `tools/list` publishes it, in manifest order.
@@ -201,41 +204,5 @@ pub(crate) fn bundle_spec(model: &Model, bundle_paths: &[&str], out_prefix: &str
             files: &[#(#files),*],
             binary_paths: &[#(#binary_paths),*],
         };
-    }
-}
-
-/// The resolved guard policy, spelled out so a policy change is a reviewable diff.
-pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
-    let rt = rt();
-    let rate_limit = opt(guards.rate_limit.map(|limit| {
-        let (calls, period_seconds) = (int(limit.calls), Literal::f64_unsuffixed(limit.period_seconds));
-        let backend = contract_enum(limit.backend);
-        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds, backend: #backend })
-    }));
-    let tabular = opt(guards.tabular.map(|(max_rows, action)| {
-        let (max_rows, action) = (int(max_rows), contract_enum(action));
-        quote!(#rt::TabularSpec { max_rows: #max_rows, action: #action })
-    }));
-    let (timeout_ms, max_lines, max_chars) = (
-        opt_u64(guards.timeout_ms),
-        opt_u64(guards.max_lines),
-        opt_u64(guards.max_chars),
-    );
-    let (catch_unhandled, strip_xml) = (guards.catch_unhandled, guards.strip_xml);
-    let max_bytes = int(guards.max_bytes);
-    let (mime_types, link_schemes) = (&guards.mime_types, &guards.link_schemes);
-    quote! {
-        #rt::GuardSpec {
-            rate_limit: #rate_limit,
-            timeout_ms: #timeout_ms,
-            catch_unhandled: #catch_unhandled,
-            tabular: #tabular,
-            max_lines: #max_lines,
-            strip_xml: #strip_xml,
-            max_chars: #max_chars,
-            max_bytes: #max_bytes,
-            mime_types: &[#(#mime_types),*],
-            link_schemes: &[#(#link_schemes),*],
-        }
     }
 }

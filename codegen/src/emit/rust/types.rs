@@ -17,7 +17,7 @@ pub(crate) fn tool_types(tool: &ToolModel) -> TokenStream {
 
 /// A struct and its strict validator: unknown fields refused, then each field bound by the
 /// runtime helper for its presence (`required`, `optional`, `or_default`), every error kept.
-fn struct_with_validator(
+pub(crate) fn struct_with_validator(
     name: &proc_macro2::Ident,
     doc_text: &str,
     fields: &[FieldModel],

@@ -2,12 +2,21 @@
 //! their guards. Generated code fills them in as `static`s; the pipeline and the transports
 //! read them.
 
+pub mod catalog;
+mod guards;
+
+pub use self::guards::{GuardSpec, RateLimitSpec, TabularSpec};
+
 use std::sync::Arc;
 
 use harness_contract::transport::defaults;
-use rmcp::model::{Implementation, InitializeResult, ServerCapabilities, Tool, ToolAnnotations};
+use rmcp::model::{
+    DiscoverResult, Implementation, InitializeResult, PromptsCapability, ProtocolVersion,
+    ResourcesCapability, ServerCapabilities, Tool, ToolAnnotations,
+};
 
 use crate::audit::AuditSpec;
+use crate::spec::catalog::CatalogSpec;
 use crate::validate::JsonObject;
 
 pub use harness_contract::{RateLimitBackend, StoreUnreachable, TabularAction, TransportKind};
@@ -85,6 +94,8 @@ pub struct ServerSpec {
     pub rate_limit_store: RateLimitStoreSpec,
     /// sha256 of the manifest text the server was generated from.
     pub manifest_sha256: &'static str,
+    /// Resources, resource templates and prompts.
+    pub catalog: CatalogSpec,
 }
 
 impl ServerSpec {
@@ -98,12 +109,26 @@ impl ServerSpec {
         if let Some(title) = self.title {
             implementation = implementation.with_title(title);
         }
-        let mut info = InitializeResult::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        );
+        let catalog = &self.catalog;
+        let has_resources = !catalog.resources.is_empty() || !catalog.templates.is_empty();
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        if has_resources {
+            let mut resources = ResourcesCapability::default();
+            if catalog.resources.iter().any(|resource| resource.subscribe) {
+                resources.subscribe = Some(true);
+            }
+            capabilities.resources = Some(resources);
+        }
+        if !catalog.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
+            capabilities.completions = Some(JsonObject::new());
+        }
+        let mut info = InitializeResult::new(capabilities);
         info.server_info = implementation;
         info.instructions = self.instructions.map(str::to_owned);
         info
@@ -140,17 +165,6 @@ pub struct ToolSpec {
     pub guards: GuardSpec,
 }
 
-/// `rate_limit = { calls, period_seconds, backend }`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RateLimitSpec {
-    /// Calls admitted per window.
-    pub calls: u32,
-    /// Window length in seconds.
-    pub period_seconds: f64,
-    /// Where the window lives.
-    pub backend: RateLimitBackend,
-}
-
 /// The `[rate_limit_store]` table of the manifest.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RateLimitStoreSpec {
@@ -177,39 +191,17 @@ impl RateLimitStoreSpec {
     };
 }
 
-/// `tabular = { max_rows, action }`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TabularSpec {
-    /// An array of at least this many objects is a table.
-    pub max_rows: u64,
-    /// Refuse or summarize.
-    pub action: TabularAction,
-}
-
-/// The guards of one tool, in pipeline order.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GuardSpec {
-    /// Sliding-window rate limit.
-    pub rate_limit: Option<RateLimitSpec>,
-    /// Time limit of the body, in milliseconds.
-    pub timeout_ms: Option<u64>,
-    /// Panics become an `InternalError` envelope (true) or a JSON-RPC internal error (false);
-    /// either way the call is answered.
-    pub catch_unhandled: bool,
-    /// Table blockade.
-    pub tabular: Option<TabularSpec>,
-    /// Lines kept per string.
-    pub max_lines: Option<u64>,
-    /// Strip `<TAG>...</TAG>` blocks (hidden characters are always stripped).
-    pub strip_xml: bool,
-    /// Characters of output the model reads.
-    pub max_chars: Option<u64>,
-    /// Decoded bytes of binary content (images, audio, embedded blobs) in one result.
-    pub max_bytes: u64,
-    /// MIME types content may carry (lowercase `type/subtype`).
-    pub mime_types: &'static [&'static str],
-    /// URI schemes a resource link may point to (lowercase).
-    pub link_schemes: &'static [&'static str],
+impl ServerSpec {
+    /// `server/discover` (2026-07-28): the capabilities of [`ServerSpec::server_info`] without
+    /// resource subscriptions, which that revision serves through `subscriptions/listen`, which
+    /// this server does not offer.
+    pub fn discover_result(&self, versions: Vec<ProtocolVersion>) -> DiscoverResult {
+        let mut info = self.server_info();
+        if let Some(resources) = &mut info.capabilities.resources {
+            resources.subscribe = None;
+        }
+        DiscoverResult::from_server_info(versions, info)
+    }
 }
 
 impl ToolSpec {

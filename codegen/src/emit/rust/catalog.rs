@@ -1,0 +1,246 @@
+//! Resources, templates and prompts in the generated code: the catalog in `SERVER`, the
+//! variables and arguments types with their strict validators, one body trait per template,
+//! and the `ServerHandler` methods that hand each request to the runtime.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::emit::rust::guards::guard_spec;
+use crate::emit::rust::tokens::{doc, int, opt_str, rt};
+use crate::emit::rust::types::struct_with_validator;
+use crate::ident::to_ident;
+use crate::manifest::Role;
+use crate::model::catalog::completions;
+use crate::model::{ContentModel, FieldModel, MessageModel, Model, TemplateModel, TypeModel};
+
+fn completion_tokens(fields: &[FieldModel]) -> TokenStream {
+    let entries = completions(fields)
+        .into_iter()
+        .map(|(name, values)| quote!((#name, &[#(#values),*])));
+    quote!(&[#(#entries),*])
+}
+
+fn role(role: Role) -> TokenStream {
+    let rt = rt();
+    match role {
+        Role::User => quote!(#rt::RoleSpec::User),
+        Role::Assistant => quote!(#rt::RoleSpec::Assistant),
+    }
+}
+
+/// `catalog: CatalogSpec { .. }` of `SERVER`.
+pub(crate) fn catalog_spec(model: &Model) -> TokenStream {
+    let rt = rt();
+    let catalog = &model.catalog;
+    let resources = catalog.resources.iter().map(|resource| {
+        let (uri, name, mime) = (&resource.uri, &resource.name, &resource.mime_type);
+        let (title, description) = (opt_str(resource.title.as_ref()), opt_str(resource.description.as_ref()));
+        let (content, size) = match &resource.content {
+            ContentModel::Text(text) => (quote!(#rt::ResourceContent::Text(#text)), int(text.len() as u64)),
+            ContentModel::Blob(base64, length) => (quote!(#rt::ResourceContent::Blob(#base64)), int(*length)),
+        };
+        let subscribe = resource.subscribe;
+        quote!(#rt::ResourceSpec { uri: #uri, name: #name, title: #title, description: #description, mime_type: #mime, content: #content, size: #size, subscribe: #subscribe })
+    });
+    let templates = catalog.templates.iter().map(|template| {
+        let (uri_template, name, mime) = (&template.uri_template, &template.name, &template.mime_type);
+        let (title, description) = (opt_str(template.title.as_ref()), opt_str(template.description.as_ref()));
+        let variables = template.variables.iter().map(|field| {
+            let name = &field.name;
+            let kind = match field.ty {
+                TypeModel::Integer { .. } => quote!(Integer),
+                TypeModel::Number { .. } => quote!(Number),
+                TypeModel::Boolean => quote!(Boolean),
+                _ => quote!(Text),
+            };
+            quote!((#name, #rt::VariableKind::#kind))
+        });
+        let completions = completion_tokens(&template.variables);
+        quote!(#rt::TemplateSpec { uri_template: #uri_template, name: #name, title: #title, description: #description, mime_type: #mime, variables: &[#(#variables),*], completions: #completions })
+    });
+    let prompts = catalog.prompts.iter().map(|prompt| {
+        let (name, description) = (&prompt.name, &prompt.description);
+        let title = opt_str(prompt.title.as_ref());
+        let arguments = prompt.args.iter().map(|field| {
+            let name = &field.name;
+            let description = opt_str(field.description.as_ref());
+            let required = field.presence == crate::model::Presence::Required;
+            quote!((#name, #description, #required))
+        });
+        let completions = completion_tokens(&prompt.args);
+        let args_type = format_ident!("{}", prompt.args_type);
+        let messages = prompt.messages.iter().map(|message| match message {
+            MessageModel::Text(speaker, text) => {
+                let speaker = role(*speaker);
+                quote!(#rt::MessageSpec::Text(#speaker, #text))
+            }
+            MessageModel::Image(speaker, base64, mime) => {
+                let speaker = role(*speaker);
+                quote!(#rt::MessageSpec::Image(#speaker, #base64, #mime))
+            }
+            MessageModel::Resource(speaker, uri, mime, text) => {
+                let speaker = role(*speaker);
+                quote!(#rt::MessageSpec::Resource(#speaker, #uri, #mime, #text))
+            }
+        });
+        quote!(#rt::PromptSpec { name: #name, title: #title, description: #description, arguments: &[#(#arguments),*], completions: #completions, validate: #rt::validate_prompt::<#args_type>, messages: &[#(#messages),*] })
+    });
+    let guards = guard_spec(&model.catalog_guards);
+    let (ttl_ms, public) = (int(catalog.cache.0), catalog.cache.1);
+    quote! {
+        #rt::CatalogSpec {
+            resources: &[#(#resources),*],
+            templates: &[#(#templates),*],
+            prompts: &[#(#prompts),*],
+            guards: #guards,
+            cache: #rt::CacheSpec { ttl_ms: #ttl_ms, public: #public },
+        }
+    }
+}
+
+/// The variables and arguments types.
+pub(crate) fn catalog_types(model: &Model) -> TokenStream {
+    let templates = model.catalog.templates.iter().map(|template| {
+        let name = format_ident!("{}", template.vars_type);
+        struct_with_validator(
+            &name,
+            &format!(
+                "Validated variables of resource template `{}`.",
+                template.name
+            ),
+            &template.variables,
+        )
+    });
+    let prompts = model.catalog.prompts.iter().map(|prompt| {
+        let name = format_ident!("{}", prompt.args_type);
+        struct_with_validator(
+            &name,
+            &format!("Validated arguments of prompt `{}`.", prompt.name),
+            &prompt.args,
+        )
+    });
+    quote!(#(#templates)* #(#prompts)*)
+}
+
+/// The body trait of a resource template.
+pub(crate) fn template_trait(template: &TemplateModel) -> TokenStream {
+    let rt = rt();
+    let trait_name = format_ident!("{}", template.trait_name);
+    let method = to_ident(&template.module);
+    let vars = format_ident!("{}", template.vars_type);
+    let file = format!("src/resources/{}.rs", template.module);
+    let message = format!(
+        "resource template `{}` has no body for `{{Self}}`",
+        template.name
+    );
+    let label = format!("`{}` is missing", template.trait_name);
+    let note = format!(
+        "write `impl {} for {{Self}}` (for example in {file})",
+        template.trait_name
+    );
+    let trait_doc = doc(&format!(
+        "The body of resource template `{}` (`{}`).",
+        template.name, template.uri_template
+    ));
+    quote! {
+        #trait_doc
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #trait_name: Send + Sync + 'static {
+            /// Reads the resource `uri`, whose variables are already validated.
+            fn #method(
+                &self,
+                vars: #vars,
+                uri: String,
+                ctx: #rt::CallContext,
+            ) -> impl ::core::future::Future<Output = Result<#rt::ResourceBody, #rt::ToolError>> + Send;
+        }
+    }
+}
+
+/// The `ServerHandler` methods for what the manifest has: resources (and subscriptions),
+/// prompts, completion.
+pub(crate) fn handler_methods(model: &Model) -> TokenStream {
+    let rt = rt();
+    let catalog = &model.catalog;
+    let context = quote!(#rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>);
+    let error = quote!(#rt::rmcp::model::ErrorData);
+    let mut methods = Vec::new();
+    if !catalog.resources.is_empty() || !catalog.templates.is_empty() {
+        let arms = catalog.templates.iter().enumerate().map(|(index, template)| {
+            let index = int(index as u64);
+            let trait_name = format_ident!("{}", template.trait_name);
+            let method = to_ident(&template.module);
+            let vars = format_ident!("{}", template.vars_type);
+            quote!(#index => self.pipeline.read_template(read, |vars: #vars, uri, ctx| #trait_name::#method(&*self.tools, vars, uri, ctx)).await,)
+        });
+        let read = if catalog.templates.is_empty() {
+            quote! {
+                match self.pipeline.resolve_resource(&request, context.ct) {
+                    #rt::Resolved::Done(result) => result.map(Into::into),
+                    #rt::Resolved::Template(_) => unreachable!("the manifest has no templates"),
+                }
+            }
+        } else {
+            quote! {
+                let read = match self.pipeline.resolve_resource(&request, context.ct) {
+                    #rt::Resolved::Done(result) => return result.map(Into::into),
+                    #rt::Resolved::Template(read) => read,
+                };
+                let result = match read.template() {
+                    #(#arms)*
+                    _ => unreachable!("templates are matched by index"),
+                };
+                result.map(Into::into)
+            }
+        };
+        methods.push(quote! {
+            async fn list_resources(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListResourcesResult, #error> {
+                Ok(self.pipeline.list_resources())
+            }
+
+            async fn list_resource_templates(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListResourceTemplatesResult, #error> {
+                Ok(self.pipeline.list_resource_templates())
+            }
+
+            async fn read_resource(&self, request: #rt::rmcp::model::ReadResourceRequestParams, context: #context) -> Result<#rt::rmcp::model::ReadResourceResponse, #error> {
+                #read
+            }
+        });
+    }
+    if catalog.resources.iter().any(|resource| resource.subscribe) {
+        methods.push(quote! {
+            #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 has subscriptions/listen, which this server does not offer")]
+            async fn subscribe(&self, request: #rt::rmcp::model::SubscribeRequestParams, _context: #context) -> Result<(), #error> {
+                self.pipeline.check_subscription(&request.uri)
+            }
+
+            #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 has subscriptions/listen, which this server does not offer")]
+            async fn unsubscribe(&self, request: #rt::rmcp::model::UnsubscribeRequestParams, _context: #context) -> Result<(), #error> {
+                self.pipeline.check_subscription(&request.uri)
+            }
+
+            async fn discover(&self, _context: #context) -> Result<#rt::rmcp::model::DiscoverResult, #error> {
+                Ok(SERVER.discover_result(#rt::rmcp::ServerHandler::supported_protocol_versions(self).into_owned()))
+            }
+        });
+    }
+    if !catalog.prompts.is_empty() {
+        methods.push(quote! {
+            async fn list_prompts(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListPromptsResult, #error> {
+                Ok(self.pipeline.list_prompts())
+            }
+
+            async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, _context: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
+                self.pipeline.get_prompt(&request).map(Into::into)
+            }
+        });
+    }
+    if !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
+        methods.push(quote! {
+            async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, _context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
+                self.pipeline.complete(&request)
+            }
+        });
+    }
+    quote!(#(#methods)*)
+}

@@ -1,0 +1,155 @@
+//! The tables beyond tools: `[[resources]]`, `[[resource_templates]]` and `[[prompts]]`.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::manifest::tools::Argument;
+
+/// One static resource: its content is inline text or a file beside the manifest.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Resource {
+    /// The resource's URI, as `resources/read` names it (e.g. `docs://runbook`).
+    pub uri: String,
+    /// Its programmatic name.
+    pub name: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// What it holds, for the model.
+    pub description: Option<String>,
+    /// Its MIME type (checked against the resource guards' allowlist).
+    pub mime_type: String,
+    /// Inline text content.
+    pub text: Option<String>,
+    /// A file (relative to the manifest) embedded in the binary: text for `text/*` and
+    /// JSON types, bytes (base64 on the wire) for anything else.
+    pub file: Option<String>,
+    /// Clients may subscribe to it (`resources/subscribe`, 2025-11-25).
+    #[serde(default)]
+    pub subscribe: bool,
+}
+
+/// A family of resources named by an RFC 6570 URI template, read by a body in
+/// `src/resources/<name>.rs`; its variables are validated like tool arguments.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ResourceTemplate {
+    /// The URI template; level 1 only (`{name}` expressions, each matching one path
+    /// segment), e.g. `tickets://{id}/summary`.
+    pub uri_template: String,
+    /// Its programmatic name; the body module is its snake_case form.
+    pub name: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// What the resources hold, for the model.
+    pub description: Option<String>,
+    /// The MIME type of what it reads.
+    pub mime_type: String,
+    /// One entry per template variable, in the grammar of tool arguments (`string`,
+    /// `integer`, `number`, `boolean` or `enum`; all required).
+    #[serde(default)]
+    pub variables: Vec<Argument>,
+}
+
+/// One prompt: strictly validated arguments and messages from the manifest.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Prompt {
+    /// The prompt's name, as `prompts/get` names it.
+    pub name: String,
+    /// Human-readable display name.
+    pub title: Option<String>,
+    /// What it is for.
+    pub description: String,
+    /// Its arguments, in the grammar of tool arguments (`string` or `enum`: prompt
+    /// arguments are strings on the wire).
+    #[serde(default)]
+    pub arguments: Vec<Argument>,
+    /// The messages, in order; `{argument}` in a text is replaced by the argument's value.
+    pub messages: Vec<PromptMessage>,
+}
+
+/// Who speaks a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+/// One prompt message: exactly one of `text`, `template`, `image` or `resource`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct PromptMessage {
+    /// Who speaks it.
+    pub role: Role,
+    /// Inline text.
+    pub text: Option<String>,
+    /// A text file (relative to the manifest) embedded in the binary.
+    pub template: Option<String>,
+    /// An image file (relative to the manifest) and its MIME type.
+    pub image: Option<PromptImage>,
+    /// An embedded text resource; `{argument}` works in its URI and text.
+    pub resource: Option<PromptResource>,
+}
+
+/// An image in a prompt message.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct PromptImage {
+    /// The file, relative to the manifest.
+    pub file: String,
+    /// Its MIME type, e.g. `image/png`.
+    pub mime_type: String,
+}
+
+/// An embedded text resource in a prompt message.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct PromptResource {
+    /// Its URI.
+    pub uri: String,
+    /// Its MIME type.
+    pub mime_type: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// Who may reuse a list or read result (2026-07-28 `cacheScope`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheScope {
+    /// Any client or intermediary, for any caller.
+    #[default]
+    Public,
+    /// Only the caller who asked.
+    Private,
+}
+
+/// `[caching]`: the hints on list and read results.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Caching {
+    /// How long a client may reuse a list or read result, in milliseconds (default five
+    /// minutes: a generated server's lists change only with a new build).
+    #[serde(default = "default_ttl_ms")]
+    pub ttl_ms: u64,
+    /// Who may reuse it (default `public`).
+    #[serde(default)]
+    pub scope: CacheScope,
+}
+
+impl Default for Caching {
+    fn default() -> Self {
+        Self {
+            ttl_ms: default_ttl_ms(),
+            scope: CacheScope::default(),
+        }
+    }
+}
+
+fn default_ttl_ms() -> u64 {
+    300_000
+}

@@ -1,0 +1,165 @@
+//! `prompts/list` and `prompts/get`: arguments validated strictly by the generated validator,
+//! `{argument}` placeholders filled with the validated values, every message through the
+//! output guards (one char budget across the prompt), every get audited.
+
+use std::time::Instant;
+
+use rmcp::model::{
+    ContentBlock, ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt,
+    PromptArgument, PromptMessage, Role,
+};
+use serde_json::Value;
+
+use crate::catalog::record::{Finished, refusal_error};
+use crate::content::guard::guard_each;
+use crate::content::{Binary, Block};
+use crate::pipeline::Pipeline;
+use crate::pipeline::refusal::Refusal;
+use crate::spec::catalog::{MessageSpec, RoleSpec};
+use crate::trace::trace_id_for;
+use crate::validate::JsonObject;
+
+const GET: &str = "prompts/get";
+
+/// `text` with every `{name}` of a validated argument replaced by its value (strings as they
+/// are, anything else as JSON); other braces are kept.
+pub(crate) fn fill(text: &str, arguments: &JsonObject) -> String {
+    let mut filled = text.to_owned();
+    for (name, value) in arguments {
+        let value = match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        filled = filled.replace(&format!("{{{name}}}"), &value);
+    }
+    filled
+}
+
+fn role(role: RoleSpec) -> Role {
+    match role {
+        RoleSpec::User => Role::User,
+        RoleSpec::Assistant => Role::Assistant,
+    }
+}
+
+impl Pipeline {
+    /// `prompts/list`.
+    pub fn list_prompts(&self) -> ListPromptsResult {
+        let catalog = &self.server().catalog;
+        let prompts = catalog
+            .prompts
+            .iter()
+            .map(|spec| {
+                let arguments = spec
+                    .arguments
+                    .iter()
+                    .map(|(name, description, required)| {
+                        let mut argument = PromptArgument::new(*name).with_required(*required);
+                        if let Some(description) = description {
+                            argument = argument.with_description(*description);
+                        }
+                        argument
+                    })
+                    .collect::<Vec<_>>();
+                let mut prompt = Prompt::new(spec.name, Some(spec.description), Some(arguments));
+                prompt.title = spec.title.map(str::to_owned);
+                prompt
+            })
+            .collect();
+        ListPromptsResult::with_all_items(prompts)
+            .with_ttl_ms(catalog.cache.ttl_ms)
+            .with_cache_scope(catalog.cache.scope())
+    }
+
+    /// `prompts/get`: an unknown name or arguments that fail validation are refused with
+    /// -32602 and the envelope's fields in `error.data`.
+    pub fn get_prompt(
+        &self,
+        request: &GetPromptRequestParams,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let started = Instant::now();
+        let traceparent = request
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get_traceparent());
+        let trace_id = trace_id_for(traceparent);
+        let name = request.name.as_str();
+        let raw = Value::Object(request.arguments.clone().unwrap_or_default());
+        let refuse = |refusal, args: &Value| {
+            let (error, outcome, code) = refusal_error(refusal, &trace_id, Some(("name", name)));
+            self.audit_request(
+                GET,
+                name,
+                args,
+                &trace_id,
+                started,
+                &Finished {
+                    outcome,
+                    error_code: Some(code),
+                },
+            );
+            Err(error)
+        };
+        let catalog = &self.server().catalog;
+        let Some(spec) = catalog.prompts.iter().find(|spec| spec.name == name) else {
+            return refuse(Refusal::UnknownPrompt(name.to_owned()), &raw);
+        };
+        let arguments = match (spec.validate)(request.arguments.as_ref()) {
+            Ok(arguments) => arguments,
+            Err(errors) => return refuse(Refusal::InvalidArguments(errors), &raw),
+        };
+        let blocks = spec
+            .messages
+            .iter()
+            .map(|message| match *message {
+                MessageSpec::Text(_, text) => Block::Text(fill(text, &arguments)),
+                MessageSpec::Image(_, base64, mime) => Block::Image {
+                    data: Binary::Base64(base64.to_owned()),
+                    mime_type: mime.to_owned(),
+                },
+                MessageSpec::Resource(_, uri, mime, text) => Block::EmbeddedText {
+                    uri: fill(uri, &arguments),
+                    mime_type: Some(mime.to_owned()),
+                    text: fill(text, &arguments),
+                },
+            })
+            .collect();
+        let args = Value::Object(arguments);
+        let guarded = match guard_each(blocks, &catalog.guards) {
+            Ok((guarded, _)) => guarded,
+            Err(refusal) => return refuse(Refusal::Content(refusal), &args),
+        };
+        // A text the char budget had no room for is left out; the rest keep their roles.
+        let messages = spec
+            .messages
+            .iter()
+            .zip(guarded)
+            .filter_map(|(message, content): (&MessageSpec, Option<ContentBlock>)| {
+                let (MessageSpec::Text(speaker, _)
+                | MessageSpec::Image(speaker, ..)
+                | MessageSpec::Resource(speaker, ..)) = *message;
+                content.map(|content| PromptMessage::new(role(speaker), content))
+            })
+            .collect();
+        self.audit_request(GET, name, &args, &trace_id, started, &Finished::OK);
+        let mut result = GetPromptResult::new(messages);
+        result.description = Some(spec.description.to_owned());
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn placeholders_of_validated_arguments_are_filled_and_others_kept() {
+        let arguments = json!({"arg1": "a", "n": 3}).as_object().cloned().unwrap();
+        assert_eq!(
+            fill("x='{arg1}' n={n} {other} {{", &arguments),
+            "x='a' n=3 {other} {{"
+        );
+    }
+}

@@ -1,0 +1,99 @@
+//! One audit record and log line per catalog request (resources/read, prompts/get,
+//! completion/complete), and the JSON-RPC error such a request gets when refused: requests
+//! without `isError` carry the envelope's fields in `error.data`.
+
+use std::time::Instant;
+
+use rmcp::model::{ErrorCode, ErrorData};
+use serde_json::{Value, json};
+
+use crate::audit::{AuditRecord, args_sha256};
+use crate::guards::strip;
+use crate::pipeline::Pipeline;
+use crate::pipeline::envelope::codes;
+use crate::pipeline::refusal::{Refusal, Reply};
+
+/// How one catalog request ended.
+pub(crate) struct Finished<'a> {
+    /// The audit outcome.
+    pub(crate) outcome: &'a str,
+    /// The error code, on failure.
+    pub(crate) error_code: Option<&'a str>,
+}
+
+impl Finished<'static> {
+    pub(crate) const OK: Self = Self {
+        outcome: "ok",
+        error_code: None,
+    };
+}
+
+impl Pipeline {
+    /// Logs and audits one catalog request: `method` (such as `resources/read`) on `target`
+    /// (the URI or prompt name, sanitized and cut like an unknown tool's name).
+    pub(crate) fn audit_request(
+        &self,
+        method: &str,
+        target: &str,
+        args: &Value,
+        trace_id: &str,
+        started: Instant,
+        finished: &Finished<'_>,
+    ) {
+        let duration = started.elapsed();
+        let target = crate::pipeline::call::audited_tool_name(target);
+        tracing::debug!(
+            trace_id,
+            method,
+            target,
+            outcome = finished.outcome,
+            error_code = finished.error_code,
+            "request"
+        );
+        if let Some(audit) = self.audit() {
+            let record = AuditRecord {
+                method: Some(method),
+                tool: &target,
+                args_sha256: args_sha256(args),
+                outcome: finished.outcome,
+                duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                trace_id,
+                error_code: finished.error_code,
+            };
+            if let Err(error) = audit.append(&record) {
+                tracing::error!(trace_id, method, %error, "audit record lost");
+            }
+        }
+    }
+}
+
+/// A refusal as a JSON-RPC error: the refusal table's code and message, the envelope's fields
+/// in `data` (plus `extra`, such as the unknown `uri`), and the code's audit outcome.
+pub(crate) fn refusal_error(
+    refusal: Refusal,
+    trace_id: &str,
+    extra: Option<(&str, &str)>,
+) -> (ErrorData, &'static str, &'static str) {
+    let row = refusal.row();
+    let code = match row.reply {
+        Reply::ResourceNotFound => ErrorCode::RESOURCE_NOT_FOUND,
+        Reply::InvalidParams => ErrorCode::INVALID_PARAMS,
+        Reply::Envelope if row.code == codes::INVALID_ARGUMENTS => ErrorCode::INVALID_PARAMS,
+        Reply::Envelope | Reply::InternalError => ErrorCode::INTERNAL_ERROR,
+    };
+    let message = strip::sanitize(&row.message, true).into_owned();
+    let mut data = json!({
+        "status": "error",
+        "error_code": row.code,
+        "message": message,
+        "trace_id": trace_id,
+    });
+    if let Some((key, value)) = extra {
+        data[key] = Value::String(value.to_owned());
+    }
+    (
+        ErrorData::new(code, message, Some(data)),
+        row.outcome.as_str(),
+        row.code,
+    )
+}

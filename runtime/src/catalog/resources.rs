@@ -1,0 +1,370 @@
+//! `resources/list`, `resources/templates/list`, `resources/read` and subscriptions: static
+//! resources from the manifest, templates read by bodies, everything through the output
+//! guards, every read audited, an unknown URI answered with the specification's not-found
+//! error carrying the URI.
+
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use rmcp::model::{
+    ContentBlock, ErrorData, ListResourceTemplatesResult, ListResourcesResult,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::catalog::record::{Finished, refusal_error};
+use crate::catalog::uri_template::match_uri;
+use crate::content::guard::{ContentRefusal, guard_blocks};
+use crate::content::{Binary, Block};
+use crate::context::CallContext;
+use crate::error::ToolError;
+use crate::pipeline::Pipeline;
+use crate::pipeline::panic_capture;
+use crate::pipeline::refusal::Refusal;
+use crate::spec::catalog::{ResourceContent, TemplateSpec, VariableKind};
+use crate::trace::trace_id_for;
+use crate::validate::{FromArguments, JsonObject};
+
+const READ: &str = "resources/read";
+
+/// What a template's body returns: the resource's text or bytes (its MIME type defaults to
+/// the template's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceBody {
+    /// Text.
+    Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+}
+
+/// A `resources/read` whose URI matched a template: the generated dispatcher picks the body by
+/// [`TemplateRead::template`] and hands the read to [`Pipeline::read_template`].
+#[derive(Debug)]
+pub struct TemplateRead {
+    index: usize,
+    uri: String,
+    variables: JsonObject,
+    trace_id: String,
+    started: Instant,
+    cancellation: CancellationToken,
+}
+
+impl TemplateRead {
+    /// The index of the matched template in the manifest's `[[resource_templates]]`.
+    pub fn template(&self) -> usize {
+        self.index
+    }
+}
+
+/// Where a `resources/read` goes.
+#[derive(Debug)]
+pub enum Resolved {
+    /// Answered already: a static resource, or a refusal (audited).
+    Done(Result<ReadResourceResult, ErrorData>),
+    /// A template's body must read it.
+    Template(TemplateRead),
+}
+
+/// The text of a URI variable as the JSON its declared kind says, for the strict validator;
+/// text that does not parse stays a string, which the validator then refuses.
+fn typed(value: String, kind: VariableKind) -> Value {
+    let parsed = match kind {
+        VariableKind::Text => None,
+        VariableKind::Integer => value.parse::<i64>().ok().map(Value::from),
+        VariableKind::Number => value
+            .parse::<f64>()
+            .ok()
+            .filter(|number| number.is_finite())
+            .map(Value::from),
+        VariableKind::Boolean => match value.as_str() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+    };
+    parsed.unwrap_or(Value::String(value))
+}
+
+impl Pipeline {
+    /// `resources/list`.
+    pub fn list_resources(&self) -> ListResourcesResult {
+        let catalog = &self.server().catalog;
+        let resources = catalog
+            .resources
+            .iter()
+            .map(|spec| {
+                let mut resource = Resource::new(spec.uri, spec.name)
+                    .with_mime_type(spec.mime_type)
+                    .with_size(spec.size);
+                if let Some(title) = spec.title {
+                    resource = resource.with_title(title);
+                }
+                if let Some(description) = spec.description {
+                    resource = resource.with_description(description);
+                }
+                resource
+            })
+            .collect();
+        ListResourcesResult::with_all_items(resources)
+            .with_ttl_ms(catalog.cache.ttl_ms)
+            .with_cache_scope(catalog.cache.scope())
+    }
+
+    /// `resources/templates/list`.
+    pub fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+        let catalog = &self.server().catalog;
+        let templates = catalog
+            .templates
+            .iter()
+            .map(|spec: &TemplateSpec| {
+                let mut template = ResourceTemplate::new(spec.uri_template, spec.name);
+                template.title = spec.title.map(str::to_owned);
+                template.description = spec.description.map(str::to_owned);
+                template.mime_type = Some(spec.mime_type.to_owned());
+                template
+            })
+            .collect();
+        ListResourceTemplatesResult::with_all_items(templates)
+            .with_ttl_ms(catalog.cache.ttl_ms)
+            .with_cache_scope(catalog.cache.scope())
+    }
+
+    /// Whether `uri` names a resource clients may subscribe to (`resources/subscribe`); the
+    /// JSON-RPC error for any other URI.
+    pub fn check_subscription(&self, uri: &str) -> Result<(), ErrorData> {
+        let subscribable = self
+            .server()
+            .catalog
+            .resources
+            .iter()
+            .any(|resource| resource.uri == uri && resource.subscribe);
+        if subscribable {
+            return Ok(());
+        }
+        let trace_id = trace_id_for(None);
+        let (error, _, _) = refusal_error(
+            Refusal::UnknownResource(uri.to_owned()),
+            &trace_id,
+            Some(("uri", uri)),
+        );
+        Err(error)
+    }
+
+    /// Resolves a `resources/read`: a static resource is answered here; a URI a template
+    /// matches goes to its body; anything else is refused as not found. Audited unless a body
+    /// must still run.
+    pub fn resolve_resource(
+        &self,
+        request: &ReadResourceRequestParams,
+        cancellation: CancellationToken,
+    ) -> Resolved {
+        let started = Instant::now();
+        let traceparent = request
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get_traceparent());
+        let trace_id = trace_id_for(traceparent);
+        let uri = request.uri.as_str();
+        let args = json!({ "uri": uri });
+        let catalog = &self.server().catalog;
+        if let Some(spec) = catalog.resources.iter().find(|spec| spec.uri == uri) {
+            let block = match spec.content {
+                ResourceContent::Text(text) => Block::EmbeddedText {
+                    uri: uri.to_owned(),
+                    mime_type: Some(spec.mime_type.to_owned()),
+                    text: text.to_owned(),
+                },
+                ResourceContent::Blob(base64) => Block::EmbeddedBlob {
+                    uri: uri.to_owned(),
+                    mime_type: spec.mime_type.to_owned(),
+                    data: Binary::Base64(base64.to_owned()),
+                },
+            };
+            return Resolved::Done(self.guarded_read(vec![block], &args, &trace_id, started));
+        }
+        for (index, template) in catalog.templates.iter().enumerate() {
+            let Some(values) = match_uri(template.uri_template, uri) else {
+                continue;
+            };
+            let variables: Map<String, Value> = values
+                .into_iter()
+                .map(|(name, value)| {
+                    let kind = template
+                        .variables
+                        .iter()
+                        .find(|(variable, _)| *variable == name)
+                        .map_or(VariableKind::Text, |(_, kind)| *kind);
+                    (name.to_owned(), typed(value, kind))
+                })
+                .collect();
+            return Resolved::Template(TemplateRead {
+                index,
+                uri: uri.to_owned(),
+                variables,
+                trace_id,
+                started,
+                cancellation,
+            });
+        }
+        let (error, outcome, code) = refusal_error(
+            Refusal::UnknownResource(uri.to_owned()),
+            &trace_id,
+            Some(("uri", uri)),
+        );
+        let finished = Finished {
+            outcome,
+            error_code: Some(code),
+        };
+        self.audit_request(READ, uri, &args, &trace_id, started, &finished);
+        Resolved::Done(Err(error))
+    }
+
+    /// Runs a template's body on a matched read: variables validated strictly into `V`
+    /// first, then the body under the catalog's timeout with panics caught, then the output
+    /// guards; audited whatever happens.
+    pub async fn read_template<V, F, Fut>(
+        &self,
+        read: TemplateRead,
+        body: F,
+    ) -> Result<ReadResourceResult, ErrorData>
+    where
+        V: FromArguments,
+        F: FnOnce(V, String, CallContext) -> Fut,
+        Fut: Future<Output = Result<ResourceBody, ToolError>>,
+    {
+        let TemplateRead {
+            index,
+            uri,
+            variables,
+            trace_id,
+            started,
+            cancellation,
+        } = read;
+        let args = json!({ "uri": uri });
+        let spec = &self.server().catalog.templates[index];
+        let refuse = |refusal: Refusal| {
+            let (error, outcome, code) = refusal_error(refusal, &trace_id, Some(("uri", &uri)));
+            self.audit_request(
+                READ,
+                &uri,
+                &args,
+                &trace_id,
+                started,
+                &Finished {
+                    outcome,
+                    error_code: Some(code),
+                },
+            );
+            Err(error)
+        };
+        let vars = match V::from_call(Some(&variables)) {
+            Ok(vars) => vars,
+            Err(errors) => return refuse(Refusal::InvalidArguments(errors)),
+        };
+        let guards = &self.server().catalog.guards;
+        let context = CallContext::new(spec.name, trace_id.clone(), cancellation.clone());
+        let guarded = AssertUnwindSafe(panic_capture::in_body(body(vars, uri.clone(), context)))
+            .catch_unwind();
+        let finished = match guards.timeout_ms {
+            Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
+                .await
+                .ok(),
+            None => Some(guarded.await),
+        };
+        let output = match finished {
+            None => return refuse(Refusal::Timeout(guards.timeout_ms.unwrap_or_default())),
+            Some(Err(panic)) => {
+                tracing::error!(
+                    trace_id,
+                    template = spec.name,
+                    panic = panic_capture::panic_message(&panic),
+                    "resource body panicked"
+                );
+                return refuse(Refusal::Panic { caught: true });
+            }
+            Some(Ok(Err(error))) => {
+                let message = crate::guards::strip::sanitize(error.message(), true).into_owned();
+                let data = json!({"status": "error", "error_code": error.code(), "message": message, "trace_id": trace_id, "uri": uri});
+                self.audit_request(
+                    READ,
+                    &uri,
+                    &args,
+                    &trace_id,
+                    started,
+                    &Finished {
+                        outcome: error.outcome(),
+                        error_code: Some(error.code()),
+                    },
+                );
+                let code = if error.outcome() == "not_found" {
+                    rmcp::model::ErrorCode::RESOURCE_NOT_FOUND
+                } else {
+                    rmcp::model::ErrorCode::INTERNAL_ERROR
+                };
+                return Err(ErrorData::new(code, message, Some(data)));
+            }
+            Some(Ok(Ok(output))) => output,
+        };
+        let block = match output {
+            ResourceBody::Text(text) => Block::EmbeddedText {
+                uri: uri.clone(),
+                mime_type: Some(spec.mime_type.to_owned()),
+                text,
+            },
+            ResourceBody::Blob(bytes) => Block::EmbeddedBlob {
+                uri: uri.clone(),
+                mime_type: spec.mime_type.to_owned(),
+                data: Binary::Bytes(bytes),
+            },
+        };
+        self.guarded_read(vec![block], &args, &trace_id, started)
+    }
+
+    /// Resource contents through the output guards, audited.
+    fn guarded_read(
+        &self,
+        blocks: Vec<Block>,
+        args: &Value,
+        trace_id: &str,
+        started: Instant,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        let catalog = &self.server().catalog;
+        let uri = args["uri"].as_str().unwrap_or_default();
+        match guard_blocks(blocks, &catalog.guards) {
+            Ok((blocks, _)) => {
+                let contents = blocks
+                    .into_iter()
+                    .filter_map(|block| match block {
+                        ContentBlock::Resource(embedded) => Some(embedded.resource),
+                        _ => None,
+                    })
+                    .collect::<Vec<ResourceContents>>();
+                self.audit_request(READ, uri, args, trace_id, started, &Finished::OK);
+                Ok(ReadResourceResult::new(contents)
+                    .with_ttl_ms(catalog.cache.ttl_ms)
+                    .with_cache_scope(catalog.cache.scope()))
+            }
+            Err(refusal) => {
+                if let ContentRefusal::InvalidBase64(reason) = &refusal {
+                    tracing::error!(trace_id, uri, %reason, "resource content carries base64 that does not decode");
+                }
+                let (error, outcome, code) =
+                    refusal_error(Refusal::Content(refusal), trace_id, Some(("uri", uri)));
+                self.audit_request(
+                    READ,
+                    uri,
+                    args,
+                    trace_id,
+                    started,
+                    &Finished {
+                        outcome,
+                        error_code: Some(code),
+                    },
+                );
+                Err(error)
+            }
+        }
+    }
+}
