@@ -36,6 +36,9 @@ if [ -z "$monitor" ]; then
     cargo build --locked --quiet -p incident-monitor
     monitor=target/debug/incident-monitor
 fi
+# The fixture seals input-required request state with this key (a fresh one per run).
+CONFORMANCE_STATE_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+export CONFORMANCE_STATE_KEY
 server=""
 trap 'kill $server 2>/dev/null || true' EXIT
 status=0

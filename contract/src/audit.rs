@@ -44,6 +44,9 @@ pub enum HarnessOutcome {
     Blocked,
     /// The client named a tool the server does not have.
     UnknownTool,
+    /// The call ended asking the client for input (2026-07-28 input-required result); the
+    /// client calls again with the answers.
+    InputRequired,
 }
 
 contract_enum!(HarnessOutcome {
@@ -58,6 +61,7 @@ contract_enum!(HarnessOutcome {
     Cancelled => "cancelled",
     Blocked => "blocked",
     UnknownTool => "unknown_tool",
+    InputRequired => "input_required",
 });
 
 /// When audit records reach the disk.

@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::error::ToolError;
+use crate::input::session::InputSession;
+use crate::input::{Capability, ElicitAnswer, Elicitation, Root, Sampled, Sampling};
 use crate::notify::{LogLevel, Notifier};
 
 /// Per-call context handed to every tool body.
@@ -14,6 +17,7 @@ pub struct CallContext {
     trace_id: String,
     cancellation: CancellationToken,
     notifier: Option<Arc<Notifier>>,
+    input: Option<Arc<InputSession>>,
 }
 
 impl CallContext {
@@ -24,7 +28,54 @@ impl CallContext {
             trace_id,
             cancellation,
             notifier: None,
+            input: None,
         }
+    }
+
+    pub(crate) fn with_input(mut self, input: Option<Arc<InputSession>>) -> Self {
+        self.input = input;
+        self
+    }
+
+    fn input(&self) -> Result<&InputSession, ToolError> {
+        self.input.as_deref().ok_or_else(|| {
+            ToolError::new(
+                crate::pipeline::codes::INPUT_UNAVAILABLE,
+                "This call cannot ask the client for input.",
+            )
+        })
+    }
+
+    /// Whether the client declared `capability` (to choose what to ask for).
+    pub fn client_supports(&self, capability: Capability) -> bool {
+        self.input
+            .as_ref()
+            .is_some_and(|input| input.supports(capability))
+    }
+
+    /// Asks the user to fill in a form; `key` names the question (unique within the tool).
+    /// In a 2025-11-25 session the client is asked and the answer awaited; on a 2026-07-28
+    /// request the answer is in the request, or this returns an error that, passed on with
+    /// `?`, ends the call with an input-required result the client answers by calling again.
+    /// The answer is validated against `elicitation`'s schema first; a client that did not
+    /// declare elicitation gets the specification's error.
+    pub async fn elicit(
+        &self,
+        key: &str,
+        elicitation: &Elicitation,
+    ) -> Result<ElicitAnswer, ToolError> {
+        self.input()?.elicit(key, elicitation).await
+    }
+
+    /// Asks the client's model for a reply, like [`CallContext::elicit`]; the reply's text
+    /// passes the tag strip and a length cap.
+    pub async fn sample(&self, key: &str, sampling: &Sampling) -> Result<Sampled, ToolError> {
+        self.input()?.sample(key, sampling).await
+    }
+
+    /// Asks the client for its roots, like [`CallContext::elicit`].
+    pub async fn list_roots(&self, key: &str) -> Result<Vec<Root>, ToolError> {
+        self.input()?.roots(key).await
     }
 
     pub(crate) fn with_notifier(mut self, notifier: Option<Arc<Notifier>>) -> Self {

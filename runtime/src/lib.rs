@@ -36,6 +36,7 @@ pub mod content;
 mod context;
 mod error;
 pub mod guards;
+pub mod input;
 pub mod notify;
 pub mod pipeline;
 mod server;

@@ -25,6 +25,11 @@ pub struct Server {
     /// Publish the built-in read-only tools `health`, `ping` and `diagnostics`.
     #[serde(default = "yes")]
     pub register_builtins: bool,
+    /// The environment variable holding the key (at least 32 bytes) that seals the request
+    /// state of input-required results (2026-07-28), so a body may ask the client over
+    /// several rounds; `serve` refuses to start when it is named but unset. The key never
+    /// goes in the manifest.
+    pub request_state_key_env: Option<String>,
 }
 
 fn yes() -> bool {

@@ -35,6 +35,8 @@ pub struct ServerModel {
     pub title: Option<String>,
     /// Instructions for the model.
     pub instructions: Option<String>,
+    /// The variable holding the request-state key.
+    pub request_state_key_env: Option<String>,
 }
 
 /// The validated `[transport]` table.
@@ -80,11 +82,23 @@ pub(crate) fn server(server: &manifest::Server, errors: &ErrorSink<'_>) -> Serve
             );
         }
     }
+    if let Some(variable) = server
+        .request_state_key_env
+        .as_deref()
+        .filter(|name| !is_env_var_name(name))
+    {
+        errors.report(
+            Diagnostic::value(path.key("request_state_key_env"), format!("`{variable}` is not an environment variable name"))
+                .label("name the variable, not the key")
+                .help("use uppercase letters, digits and `_`, e.g. \"HARNESS_REQUEST_STATE_KEY\"; the key never goes in the manifest"),
+        );
+    }
     ServerModel {
         name: server.name.clone(),
         version: server.version.clone(),
         title: server.title.clone(),
         instructions: server.instructions.clone(),
+        request_state_key_env: server.request_state_key_env.clone(),
     }
 }
 

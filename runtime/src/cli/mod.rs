@@ -511,6 +511,7 @@ mod tests {
             rate_limit_store: RateLimitStoreSpec::DEFAULT,
             manifest_sha256: "",
             catalog: crate::catalog::CatalogSpec::EMPTY,
+            request_state_key_env: None,
         }
     }
 

@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use rmcp::model::{CallToolRequestParams, MetaObject, RequestMetaObject};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, InputResponses, MetaObject, RequestMetaObject,
+};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -27,6 +29,21 @@ pub struct Call {
     pub(crate) peer: Option<Peer<RoleServer>>,
     /// The progress token and log level the client asked for.
     pub(crate) requested: Requested,
+    /// What the request carries for a body that asks the client for input.
+    pub(crate) input: CallInput,
+}
+
+/// A request's side of asking the client: its answers, sealed state and capabilities.
+#[derive(Debug, Default)]
+pub(crate) struct CallInput {
+    /// 2026-07-28: the request carried its own protocol metadata (so it is stateless).
+    pub(crate) stateless: bool,
+    /// The client's answers (`inputResponses`).
+    pub(crate) responses: Option<InputResponses>,
+    /// The sealed state of the previous round (`requestState`).
+    pub(crate) request_state: Option<String>,
+    /// What the client declared.
+    pub(crate) capabilities: Option<ClientCapabilities>,
 }
 
 impl Call {
@@ -44,6 +61,7 @@ impl Call {
             duplicate_keys: Vec::new(),
             peer: None,
             requested: Requested::default(),
+            input: CallInput::default(),
         }
     }
 
@@ -76,9 +94,16 @@ impl Call {
                 .or(session_level),
         };
         let peer = context.peer.clone();
+        let input = CallInput {
+            stateless: context.meta.protocol_version().is_some(),
+            responses: request.input_responses.clone(),
+            request_state: request.request_state.clone(),
+            capabilities: context.client_capabilities(),
+        };
         let (name, mut call) = Self::from_parts(request, Some(&context.meta.0), context.ct);
         call.peer = Some(peer);
         call.requested = requested;
+        call.input = input;
         (name, call)
     }
 

@@ -35,6 +35,19 @@ pub mod codes {
     pub const RESOURCE_NOT_FOUND: &str = "ResourceNotFound";
     /// `prompts/get` of a prompt the server does not have.
     pub const UNKNOWN_PROMPT: &str = "UnknownPrompt";
+    /// The body needs input from the client (2026-07-28: the call ends with an
+    /// input-required result; never seen by a client as an envelope).
+    pub const INPUT_REQUIRED: &str = "InputRequired";
+    /// The body needs a capability the client did not declare.
+    pub const MISSING_CLIENT_CAPABILITY: &str = "MissingClientCapability";
+    /// The client's answer to a request for input did not fit what was asked.
+    pub const INVALID_INPUT: &str = "InvalidInput";
+    /// The server cannot ask the client on this transport.
+    pub const INPUT_UNAVAILABLE: &str = "InputUnavailable";
+    /// The client did not answer a request for input.
+    pub const CLIENT_REQUEST_FAILED: &str = "ClientRequestFailed";
+    /// The request state is altered, expired, or sealed for another call.
+    pub const INVALID_REQUEST_STATE: &str = "InvalidRequestState";
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";

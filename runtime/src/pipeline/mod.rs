@@ -6,6 +6,7 @@
 
 pub(crate) mod call;
 pub(crate) mod envelope;
+mod input;
 pub(crate) mod outcome;
 pub(crate) mod panic_capture;
 pub(crate) mod refusal;
@@ -13,12 +14,12 @@ pub(crate) mod result;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
-use rmcp::model::{CallToolResult, ErrorData, MetaObject};
+use rmcp::model::{CallToolResponse, CallToolResult, ErrorData, MetaObject};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -77,6 +78,8 @@ pub struct Pipeline {
     tools: Vec<ToolState>,
     audit: OnceLock<AuditLog>,
     started: Instant,
+    /// The key sealing input-required request state, when the manifest names one.
+    state_key: Option<Result<crate::input::state::StateKey, crate::input::state::StateKeyError>>,
     /// Spans and metrics over OTLP, when the environment names a collector (or why not).
     #[cfg(feature = "otel")]
     telemetry: Result<Option<crate::telemetry::Telemetry>, String>,
@@ -92,6 +95,9 @@ pub enum SetupError {
     /// OTLP export was asked for (OTEL_EXPORTER_OTLP_*) but cannot be set up.
     #[error("{0}")]
     Telemetry(String),
+    /// The manifest names a request-state key that is missing or too short.
+    #[error(transparent)]
+    RequestStateKey(#[from] crate::input::state::StateKeyError),
 }
 
 impl Pipeline {
@@ -120,6 +126,9 @@ impl Pipeline {
             tools,
             audit: OnceLock::new(),
             started: Instant::now(),
+            state_key: server
+                .request_state_key_env
+                .map(crate::input::state::StateKey::from_env),
             #[cfg(feature = "otel")]
             telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
                 .map_err(|error| error.to_string()),
@@ -141,6 +150,9 @@ impl Pipeline {
         #[cfg(feature = "otel")]
         if let Err(error) = &self.telemetry {
             return Err(SetupError::Telemetry(error.clone()));
+        }
+        if let Some(Err(error)) = &self.state_key {
+            return Err(error.clone().into());
         }
         Ok(())
     }
@@ -193,13 +205,37 @@ impl Pipeline {
         })
     }
 
-    /// Runs tool number `index` (its position in the generated `TOOLS`) through every guard.
+    /// [`Pipeline::respond`] for a caller that cannot carry an input-required result (a body
+    /// that asks the client for input on a 2026-07-28 request gets an internal error here).
     pub async fn run<A, O, F, Fut>(
         &self,
         index: usize,
         call: Call,
         body: F,
     ) -> Result<CallToolResult, ErrorData>
+    where
+        A: FromArguments + Serialize,
+        O: Serialize + 'static,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        match self.respond(index, call, body).await? {
+            CallToolResponse::Complete(result) => Ok(result),
+            _ => Err(ErrorData::internal_error(
+                "the call needs input from the client, which this caller cannot ask for",
+                None,
+            )),
+        }
+    }
+
+    /// Runs tool number `index` (its position in the generated `TOOLS`) through every guard:
+    /// a result, an input-required result (2026-07-28), or a JSON-RPC error.
+    pub async fn respond<A, O, F, Fut>(
+        &self,
+        index: usize,
+        call: Call,
+        body: F,
+    ) -> Result<CallToolResponse, ErrorData>
     where
         A: FromArguments + Serialize,
         O: Serialize + 'static,
@@ -275,12 +311,17 @@ impl Pipeline {
         };
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
+        let input = match self.input_session(tool.spec, &call, guards) {
+            Ok(input) => input,
+            Err(refusal) => return refused(refusal, args_json),
+        };
         let cancellation = call.cancellation.clone();
         let notifier = call.peer.clone().and_then(|peer| {
             Notifier::for_call(peer, call.requested.clone(), cancellation.clone(), guards)
         });
         let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone())
-            .with_notifier(notifier);
+            .with_notifier(notifier)
+            .with_input(Some(Arc::clone(&input)));
         // The body is built inside the guarded future so a panic while constructing it is
         // caught too.
         let guarded = AssertUnwindSafe(panic_capture::in_body(
@@ -317,6 +358,9 @@ impl Pipeline {
                 refused(Refusal::Panic { caught }, args_json)
             }
             Some(Ok(Err(error))) => {
+                if let Some(outcome) = self.input_outcome(tool.spec, &input, &error, &args_json) {
+                    return outcome;
+                }
                 if let Some(detail) = error.internal_detail() {
                     tracing::warn!(
                         trace_id,

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use harness_contract::HarnessOutcome;
-use rmcp::model::{CallToolResult, ErrorData};
+use rmcp::model::{CallToolResponse, CallToolResult, ErrorData, InputRequiredResult};
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -15,7 +15,7 @@ use crate::spec::GuardSpec;
 /// A call's reply, with what its audit record and log line say.
 pub(crate) struct Outcome {
     /// The reply.
-    pub(crate) result: Result<CallToolResult, ErrorData>,
+    pub(crate) result: Result<CallToolResponse, ErrorData>,
     /// The audit outcome (`ok`, `rate_limited`, a tool's own such as `not_found`).
     pub(crate) outcome: Cow<'static, str>,
     /// The error code, on failure.
@@ -28,7 +28,7 @@ impl Outcome {
     /// A successful call.
     pub(crate) fn ok(result: CallToolResult, args: Value) -> Self {
         Self {
-            result: Ok(result),
+            result: Ok(result.into()),
             outcome: Cow::Borrowed(HarnessOutcome::Ok.as_str()),
             error_code: None,
             args,
@@ -51,7 +51,7 @@ impl Outcome {
         let row = refusal.row();
         let result = match (row.json_rpc_error(), guards) {
             (Some(error), _) => Err(error),
-            (None, guards) => Ok(envelope(guards, row.code, &row.message, trace_id)),
+            (None, guards) => Ok(envelope(guards, row.code, &row.message, trace_id).into()),
         };
         Self {
             result,
@@ -70,14 +70,37 @@ impl Outcome {
         args: Value,
     ) -> Self {
         Self {
-            result: Ok(envelope(
-                Some(guards),
-                error.code(),
-                error.message(),
-                trace_id,
-            )),
+            result: Ok(envelope(Some(guards), error.code(), error.message(), trace_id).into()),
             outcome: Cow::Owned(error.outcome().to_owned()),
             error_code: Some(Cow::Owned(error.code().to_owned())),
+            args,
+        }
+    }
+}
+
+impl Outcome {
+    /// A call that ended asking the client for input.
+    pub(crate) fn input_required(result: InputRequiredResult, args: Value) -> Self {
+        Self {
+            result: Ok(CallToolResponse::InputRequired(result)),
+            outcome: Cow::Borrowed(HarnessOutcome::InputRequired.as_str()),
+            error_code: None,
+            args,
+        }
+    }
+
+    /// A call refused with a JSON-RPC error of its own (such as -32021), audited under
+    /// `outcome` and `code`.
+    pub(crate) fn json_rpc_error(
+        error: ErrorData,
+        outcome: HarnessOutcome,
+        code: &'static str,
+        args: Value,
+    ) -> Self {
+        Self {
+            result: Err(error),
+            outcome: Cow::Borrowed(outcome.as_str()),
+            error_code: Some(Cow::Borrowed(code)),
             args,
         }
     }

@@ -36,6 +36,8 @@ pub(crate) enum Refusal {
     Content(ContentRefusal),
     /// The client named a tool the server does not publish.
     UnknownTool(String),
+    /// The request state of an earlier round is altered, expired or sealed for another call.
+    InvalidRequestState(String),
     /// `resources/read` of a URI no resource or template has.
     UnknownResource(String),
     /// `prompts/get` or `completion/complete` of a prompt (or template) the server does not
@@ -159,6 +161,12 @@ impl Refusal {
                 InvalidParams,
                 format!("unknown tool: {}", quote_client_text(&name)).into(),
             ),
+            Self::InvalidRequestState(reason) => (
+                codes::INVALID_REQUEST_STATE,
+                Audit::InvalidArguments,
+                InvalidParams,
+                format!("invalid request state: {reason}; start the call again without it").into(),
+            ),
             Self::UnknownResource(uri) => (
                 codes::RESOURCE_NOT_FOUND,
                 Audit::NotFound,
@@ -215,6 +223,7 @@ mod tests {
             Refusal::Content(ContentRefusal::SchemeNotAllowed("file:///x".into())),
             Refusal::Content(ContentRefusal::InvalidBase64("bad".into())),
             Refusal::UnknownTool("x".into()),
+            Refusal::InvalidRequestState("expired".into()),
             Refusal::UnknownResource("test://x".into()),
             Refusal::UnknownPrompt("x".into()),
         ]
@@ -242,6 +251,11 @@ mod tests {
                 ("ContentNotAllowed", "blocked", Reply::Envelope),
                 ("InternalError", "error", Reply::Envelope),
                 ("UnknownTool", "unknown_tool", Reply::InvalidParams),
+                (
+                    "InvalidRequestState",
+                    "invalid_arguments",
+                    Reply::InvalidParams
+                ),
                 ("ResourceNotFound", "not_found", Reply::ResourceNotFound),
                 ("UnknownPrompt", "not_found", Reply::InvalidParams),
             ]

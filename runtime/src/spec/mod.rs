@@ -96,6 +96,10 @@ pub struct ServerSpec {
     pub manifest_sha256: &'static str,
     /// Resources, resource templates and prompts.
     pub catalog: CatalogSpec,
+    /// The environment variable holding the key that seals input-required request state
+    /// (2026-07-28); without one, a body may still ask, but earlier rounds' answers are not
+    /// carried to later ones.
+    pub request_state_key_env: Option<&'static str>,
 }
 
 impl ServerSpec {

@@ -27,8 +27,7 @@ use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use rmcp::model::{
     CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetMeta, JsonObject,
-    JsonRpcVersion2_0, ListToolsResult, MetaObject, ProtocolVersion, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    JsonRpcVersion2_0, MetaObject, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -91,7 +90,7 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
                 Some(call_tool(self.clone(), id, call.params, meta))
             }
             ClientRequest::ListToolsRequest(_) => {
-                let tools = ListToolsResult::with_all_items(self.tool_definitions().to_vec());
+                let tools = self.pipeline().list_tools(self.tool_definitions());
                 let message = ServerJsonRpcMessage::response(
                     for_legacy_peer(ServerResult::ListToolsResult(tools)),
                     id,

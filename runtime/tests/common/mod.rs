@@ -25,6 +25,7 @@ pub(crate) const SERVER: ServerSpec = ServerSpec {
     rate_limit_store: harness_runtime::spec::RateLimitStoreSpec::DEFAULT,
     manifest_sha256: "",
     catalog: harness_runtime::catalog::CatalogSpec::EMPTY,
+    request_state_key_env: None,
 };
 
 /// Panics caught and tags stripped; no other guard.

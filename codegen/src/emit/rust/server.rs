@@ -93,7 +93,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
             };
             let index = int(index as u64);
             quote! {
-                #name => self.pipeline.run(#index, call, #body).await,
+                #name => self.pipeline.respond(#index, call, #body).await,
             }
         })
         .collect();
@@ -103,11 +103,10 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
         }
     } else {
         quote! {
-            let result = match name {
+            match name {
                 #(#arms)*
-                other => return Err(self.pipeline.unknown_tool(other, call)),
-            };
-            result.map(Into::into)
+                other => Err(self.pipeline.unknown_tool(other, call)),
+            }
         }
     };
     let catalog_methods = crate::emit::rust::catalog::handler_methods(model);

@@ -16,8 +16,45 @@ pub(crate) mod test_tool_with_progress;
 #[derive(Debug, Default)]
 pub(crate) struct Toolbox;
 
+/// A form from its JSON schema (rmcp's `ElicitationSchema` reads every SEP-1330 enum form).
+pub(crate) fn form(schema: serde_json::Value) -> harness_runtime::input::ElicitationSchema {
+    serde_json::from_value(schema).expect("the fixture's forms are valid")
+}
+
+/// What the user did, as text.
+pub(crate) fn describe(answer: &harness_runtime::input::ElicitAnswer) -> String {
+    match answer {
+        harness_runtime::input::ElicitAnswer::Accept(content) => {
+            format!(
+                "Elicitation completed: action=accept, content={}",
+                serde_json::Value::Object(content.clone())
+            )
+        }
+        harness_runtime::input::ElicitAnswer::Decline => {
+            "Elicitation completed: action=decline".to_owned()
+        }
+        harness_runtime::input::ElicitAnswer::Cancel => {
+            "Elicitation completed: action=cancel".to_owned()
+        }
+    }
+}
+
 /// A 1x1 PNG.
 pub(crate) const PIXEL_PNG: &[u8] = include_bytes!("../../fixtures/pixel.png");
 
 /// A WAV header with no samples.
 pub(crate) const SILENCE_WAV: &[u8] = include_bytes!("../../fixtures/silence.wav");
+pub(crate) mod test_elicitation;
+pub(crate) mod test_elicitation_sep1034_defaults;
+pub(crate) mod test_elicitation_sep1330_enums;
+pub(crate) mod test_input_required_result_capabilities;
+pub(crate) mod test_input_required_result_elicitation;
+pub(crate) mod test_input_required_result_list_roots;
+pub(crate) mod test_input_required_result_multi_round;
+pub(crate) mod test_input_required_result_multiple_inputs;
+pub(crate) mod test_input_required_result_request_state;
+pub(crate) mod test_input_required_result_sampling;
+pub(crate) mod test_input_required_result_tampered_state;
+pub(crate) mod test_missing_capability;
+pub(crate) mod test_sampling;
+pub(crate) mod test_streaming_elicitation;

@@ -1,0 +1,284 @@
+//! One call's way of asking the client: in the session (2025-11-25: a server-to-client
+//! request, awaited), or by input-required result (2026-07-28: the answer is in the request,
+//! or the call ends asking for it). Every answer is validated before the body sees it.
+
+use std::sync::Mutex;
+
+use rmcp::model::{ClientCapabilities, InputRequest, InputRequests};
+use rmcp::service::{Peer, RoleServer};
+use serde_json::{Value, json};
+
+use crate::error::ToolError;
+use crate::input::answers::{self, Answers};
+use crate::input::{Capability, ElicitAnswer, Elicitation, Root, Sampled, Sampling};
+use crate::pipeline::envelope::codes;
+
+/// How this call reaches the client.
+#[derive(Debug)]
+pub(crate) enum Channel {
+    /// A 2025-11-25 session: ask and wait.
+    Session(Peer<RoleServer>),
+    /// A 2026-07-28 request: the answers it carries (and the sealed ones), and what the body
+    /// asked for that is not among them yet.
+    Stateless {
+        answers: Answers,
+        pending: Mutex<InputRequests>,
+    },
+    /// Neither (the stateless fast path, or a server without a request-state key).
+    Unavailable,
+}
+
+/// One call's input channel, with the capabilities the client declared.
+#[derive(Debug)]
+pub(crate) struct InputSession {
+    channel: Channel,
+    capabilities: Option<ClientCapabilities>,
+    strip_tags: bool,
+    missing: Mutex<Option<Capability>>,
+    args_digest: String,
+}
+
+/// The error a body gets when the call must end to ask the client first; the pipeline turns
+/// it into the input-required result.
+fn input_required() -> ToolError {
+    ToolError::new(
+        codes::INPUT_REQUIRED,
+        "The call needs input from the client first.",
+    )
+}
+
+fn invalid_answer(key: &str, errors: &crate::validate::ArgErrors) -> ToolError {
+    ToolError::new(
+        codes::INVALID_INPUT,
+        format!("the client's answer to {key:?} does not fit what was asked: {errors}"),
+    )
+    .with_outcome(harness_contract::HarnessOutcome::InvalidArguments.as_str())
+}
+
+impl InputSession {
+    /// `args_digest`: sha256 of the call's arguments as sent, which a sealed state is bound to.
+    pub(crate) fn new(
+        channel: Channel,
+        capabilities: Option<ClientCapabilities>,
+        strip_tags: bool,
+        args_digest: String,
+    ) -> Self {
+        Self {
+            channel,
+            capabilities,
+            strip_tags,
+            missing: Mutex::new(None),
+            args_digest,
+        }
+    }
+
+    /// sha256 of the call's arguments as sent.
+    pub(crate) fn args_digest(&self) -> &str {
+        &self.args_digest
+    }
+
+    /// Whether the client declared `capability`.
+    pub(crate) fn supports(&self, capability: Capability) -> bool {
+        let Some(capabilities) = &self.capabilities else {
+            return false;
+        };
+        match capability {
+            Capability::Elicitation => capabilities.elicitation.is_some(),
+            Capability::Sampling => capabilities.sampling.is_some(),
+            Capability::Roots => capabilities.roots.is_some(),
+        }
+    }
+
+    /// The capability a body needed and the client lacked, if any.
+    pub(crate) fn missing_capability(&self) -> Option<Capability> {
+        *self
+            .missing
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// What the body asked for and the request did not answer.
+    pub(crate) fn take_pending(&self) -> InputRequests {
+        match &self.channel {
+            Channel::Stateless { pending, .. } => {
+                std::mem::take(&mut *pending.lock().unwrap_or_else(|poison| poison.into_inner()))
+            }
+            _ => InputRequests::new(),
+        }
+    }
+
+    /// Every answer this call has (to seal for the next round).
+    pub(crate) fn answers(&self) -> Option<&Answers> {
+        match &self.channel {
+            Channel::Stateless { answers, .. } => Some(answers),
+            _ => None,
+        }
+    }
+
+    /// The client's answer to `method` with `params` under `key`: asked in the session, found
+    /// in the request, or recorded as pending (then the body gets the input-required error).
+    async fn ask(
+        &self,
+        key: &str,
+        capability: Capability,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ToolError> {
+        if !self.supports(capability) {
+            *self
+                .missing
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner()) = Some(capability);
+            return Err(ToolError::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                format!(
+                    "The client did not declare the {} capability this tool needs.",
+                    capability.name()
+                ),
+            ));
+        }
+        match &self.channel {
+            Channel::Session(peer) => session_request(peer, method, params).await,
+            Channel::Stateless { answers, pending } => {
+                if let Some(answer) = answers.get(key) {
+                    return Ok(answer.clone());
+                }
+                let request: InputRequest = serde_json::from_value(
+                    json!({"method": method, "params": params}),
+                )
+                .map_err(|error| {
+                    ToolError::internal(format!(
+                        "input request {key:?} does not serialize: {error}"
+                    ))
+                })?;
+                pending
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner())
+                    .insert(key.to_owned(), request);
+                Err(input_required())
+            }
+            Channel::Unavailable => Err(ToolError::new(
+                codes::INPUT_UNAVAILABLE,
+                "This server cannot ask the client for input on this transport.",
+            )),
+        }
+    }
+
+    /// The answer under `key`, validated by `check`. On a 2026-07-28 request an answer that
+    /// does not fit is asked for again (the client answers the same question anew); in a
+    /// session it is an error.
+    async fn validated<T>(
+        &self,
+        key: &str,
+        capability: Capability,
+        method: &str,
+        params: Value,
+        check: impl Fn(&Value) -> Result<T, crate::validate::ArgErrors>,
+    ) -> Result<T, ToolError> {
+        let answer = self.ask(key, capability, method, params.clone()).await?;
+        match check(&answer) {
+            Ok(value) => Ok(value),
+            Err(errors) => match &self.channel {
+                Channel::Stateless { pending, .. } => {
+                    tracing::info!(key, %errors, "client answer does not fit the request; asking again");
+                    let request: InputRequest =
+                        serde_json::from_value(json!({"method": method, "params": params}))
+                            .map_err(|error| {
+                                ToolError::internal(format!(
+                                    "input request {key:?} does not serialize: {error}"
+                                ))
+                            })?;
+                    pending
+                        .lock()
+                        .unwrap_or_else(|poison| poison.into_inner())
+                        .insert(key.to_owned(), request);
+                    Err(input_required())
+                }
+                _ => Err(invalid_answer(key, &errors)),
+            },
+        }
+    }
+
+    pub(crate) async fn elicit(
+        &self,
+        key: &str,
+        elicitation: &Elicitation,
+    ) -> Result<ElicitAnswer, ToolError> {
+        let schema = serde_json::to_value(&elicitation.schema).unwrap_or_default();
+        self.validated(
+            key,
+            Capability::Elicitation,
+            "elicitation/create",
+            elicitation.params(),
+            |answer| answers::elicit_answer(answer, &schema),
+        )
+        .await
+    }
+
+    pub(crate) async fn sample(
+        &self,
+        key: &str,
+        sampling: &Sampling,
+    ) -> Result<Sampled, ToolError> {
+        let strip_tags = self.strip_tags;
+        self.validated(
+            key,
+            Capability::Sampling,
+            "sampling/createMessage",
+            sampling.params(),
+            |answer| answers::sampled(answer, strip_tags),
+        )
+        .await
+    }
+
+    pub(crate) async fn roots(&self, key: &str) -> Result<Vec<Root>, ToolError> {
+        self.validated(
+            key,
+            Capability::Roots,
+            "roots/list",
+            json!({}),
+            answers::roots,
+        )
+        .await
+    }
+}
+
+/// A server-to-client request in a 2025-11-25 session, its result as JSON.
+#[allow(
+    deprecated,
+    reason = "2025-11-25 sessions ask the client this way; rmcp marks it deprecated for 2026-07-28"
+)]
+async fn session_request(
+    peer: &Peer<RoleServer>,
+    method: &str,
+    params: Value,
+) -> Result<Value, ToolError> {
+    let failed = |error: String| {
+        ToolError::new(
+            codes::CLIENT_REQUEST_FAILED,
+            "The client did not answer the request for input.",
+        )
+        .with_internal_detail(error)
+    };
+    let result = match method {
+        "elicitation/create" => {
+            let params =
+                serde_json::from_value(params).map_err(|error| failed(error.to_string()))?;
+            peer.create_elicitation(params)
+                .await
+                .map(|result| serde_json::to_value(result).unwrap_or_default())
+        }
+        "sampling/createMessage" => {
+            let params =
+                serde_json::from_value(params).map_err(|error| failed(error.to_string()))?;
+            peer.create_message(params)
+                .await
+                .map(|result| serde_json::to_value(result).unwrap_or_default())
+        }
+        _ => peer
+            .list_roots()
+            .await
+            .map(|result| serde_json::to_value(result).unwrap_or_default()),
+    };
+    result.map_err(|error| failed(error.to_string()))
+}

@@ -1,0 +1,119 @@
+//! The sealed request state of an input-required result: the answers gathered so far, sealed
+//! with HMAC-SHA256 (rmcp's `RequestStateCodec`) under a key from the environment, bound as
+//! associated data to the method, the tool and the digest of its arguments, and expiring.
+//! A state used for another tool, with other arguments, after its expiry, or altered in any
+//! way does not open; no server-side store is needed, so replicas sharing the key agree.
+
+use std::time::Duration;
+
+use rmcp::model::{RequestStateCodec, RequestStateError};
+use serde::{Deserialize, Serialize};
+
+use crate::validate::JsonObject;
+
+/// How long a client has to answer.
+pub(crate) const STATE_TTL: Duration = Duration::from_secs(600);
+
+/// Why the request-state key cannot be used; `serve` stops at start-up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateKeyError {
+    /// The variable the manifest names is unset or empty.
+    #[error(
+        "{0} is not set: the manifest names it as the key that seals input-required request state (at least 32 bytes, e.g. `openssl rand -hex 32`)"
+    )]
+    Missing(&'static str),
+    /// The key is too short to seal with.
+    #[error(
+        "{0} holds fewer than 32 bytes; the request-state key must be at least 32 bytes (e.g. `openssl rand -hex 32`)"
+    )]
+    TooShort(&'static str),
+}
+
+/// What a sealed state holds.
+#[derive(Debug, Serialize, Deserialize)]
+struct Payload {
+    /// Answers by input name.
+    answers: JsonObject,
+}
+
+/// The key that seals request state.
+#[derive(Clone)]
+pub(crate) struct StateKey(RequestStateCodec);
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateKey(..)")
+    }
+}
+
+impl StateKey {
+    /// The key in `variable`.
+    pub(crate) fn from_env(variable: &'static str) -> Result<Self, StateKeyError> {
+        let key = std::env::var(variable)
+            .ok()
+            .filter(|key| !key.is_empty())
+            .ok_or(StateKeyError::Missing(variable))?;
+        RequestStateCodec::try_new(key.into_bytes())
+            .map(Self)
+            .map_err(|_| StateKeyError::TooShort(variable))
+    }
+
+    /// Seals `answers` for a call of `tool` with arguments whose digest is `args_sha256`.
+    pub(crate) fn seal(&self, tool: &str, args_sha256: &str, answers: &JsonObject) -> String {
+        let binding = binding(tool, args_sha256);
+        let options = rmcp::model::SealOptions::new()
+            .associated_data(binding.as_bytes())
+            .ttl(STATE_TTL);
+        self.0
+            .seal_json_with(
+                &Payload {
+                    answers: answers.clone(),
+                },
+                &options,
+            )
+            .expect("a JSON object serializes")
+    }
+
+    /// The answers sealed in `state` for this call, or why it does not open.
+    pub(crate) fn open(
+        &self,
+        tool: &str,
+        args_sha256: &str,
+        state: &str,
+    ) -> Result<JsonObject, RequestStateError> {
+        let binding = binding(tool, args_sha256);
+        self.0
+            .open_json_with::<Payload>(state, binding.as_bytes())
+            .map(|payload| payload.answers)
+    }
+}
+
+fn binding(tool: &str, args_sha256: &str) -> String {
+    format!("tools/call\0{tool}\0{args_sha256}")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn key() -> StateKey {
+        StateKey(RequestStateCodec::try_new(vec![7; 32]).unwrap())
+    }
+
+    #[test]
+    fn a_state_opens_only_for_its_own_tool_and_arguments_and_unaltered() {
+        let answers = json!({"user_name": {"action": "accept", "content": {"name": "Al"}}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let state = key().seal("t", "aa", &answers);
+        assert_eq!(key().open("t", "aa", &state).unwrap(), answers);
+        assert!(key().open("other", "aa", &state).is_err(), "another tool");
+        assert!(key().open("t", "bb", &state).is_err(), "other arguments");
+        assert!(key().open("t", "aa", &format!("{state}-TAMPERED")).is_err());
+        let other_key = StateKey(RequestStateCodec::try_new(vec![8; 32]).unwrap());
+        assert!(other_key.open("t", "aa", &state).is_err(), "another key");
+    }
+}

@@ -1,0 +1,105 @@
+//! A call's way of asking the client for input, set up before the body runs (the sealed
+//! state of the previous round opened, or the call refused), and what a body that asked
+//! ends as: an input-required result carrying the requests and the state sealed anew, or the
+//! specification's missing-capability error.
+
+use std::sync::{Arc, Mutex};
+
+use harness_contract::HarnessOutcome;
+use rmcp::model::{ClientCapabilities, ErrorData, InputRequiredResult};
+use serde_json::{Value, json};
+
+use crate::audit::args_sha256;
+use crate::error::ToolError;
+use crate::input::session::{Channel, InputSession};
+use crate::pipeline::Pipeline;
+use crate::pipeline::call::Call;
+use crate::pipeline::envelope::codes;
+use crate::pipeline::outcome::Outcome;
+use crate::pipeline::refusal::Refusal;
+use crate::spec::{GuardSpec, ToolSpec};
+
+impl Pipeline {
+    /// The input channel of one call: on a 2026-07-28 request its answers (the sealed ones of
+    /// earlier rounds, which must open for this tool and these arguments, then the request's
+    /// own); in a session the client; else none.
+    pub(super) fn input_session(
+        &self,
+        tool: &ToolSpec,
+        call: &Call,
+        guards: &GuardSpec,
+    ) -> Result<Arc<InputSession>, Refusal> {
+        let input = &call.input;
+        // Bound to the arguments as the client sends them, the same in every round.
+        let digest = args_sha256(&call.raw_arguments());
+        let channel = if input.stateless {
+            let mut answers = serde_json::Map::new();
+            if let Some(state) = &input.request_state {
+                let Some(Ok(key)) = &self.state_key else {
+                    return Err(Refusal::InvalidRequestState(
+                        "this server seals no request state".into(),
+                    ));
+                };
+                answers = key
+                    .open(tool.name, &digest, state)
+                    .map_err(|error| Refusal::InvalidRequestState(error.to_string()))?;
+            }
+            answers.extend(input.responses.clone().unwrap_or_default());
+            Channel::Stateless {
+                answers,
+                pending: Mutex::default(),
+            }
+        } else if let Some(peer) = &call.peer {
+            Channel::Session(peer.clone())
+        } else {
+            Channel::Unavailable
+        };
+        Ok(Arc::new(InputSession::new(
+            channel,
+            input.capabilities.clone(),
+            guards.strip_xml,
+            digest,
+        )))
+    }
+
+    /// What a body's error means when it came from asking the client: the input-required
+    /// result (with the requests, and every answer so far sealed for the next round), or the
+    /// missing-capability error on 2026-07-28; `None` for any other error.
+    pub(super) fn input_outcome(
+        &self,
+        tool: &ToolSpec,
+        input: &InputSession,
+        error: &ToolError,
+        args: &Value,
+    ) -> Option<Outcome> {
+        if error.code() == codes::MISSING_CLIENT_CAPABILITY && input.answers().is_some() {
+            let capability = input.missing_capability()?;
+            let required: ClientCapabilities =
+                serde_json::from_value(json!({ capability.name(): {} })).ok()?;
+            let error = ErrorData::missing_required_client_capability(required);
+            return Some(Outcome::json_rpc_error(
+                error,
+                HarnessOutcome::Error,
+                codes::MISSING_CLIENT_CAPABILITY,
+                args.clone(),
+            ));
+        }
+        if error.code() != codes::INPUT_REQUIRED {
+            return None;
+        }
+        let pending = input.take_pending();
+        if pending.is_empty() {
+            return None;
+        }
+        let state = match (&self.state_key, input.answers()) {
+            (Some(Ok(key)), Some(answers)) => {
+                Some(key.seal(tool.name, input.args_digest(), answers))
+            }
+            _ => None,
+        };
+        Some(Outcome::input_required(
+            InputRequiredResult::new(Some(pending), state),
+            args.clone(),
+        ))
+    }
+}
