@@ -40,7 +40,7 @@ impl CallContext {
     fn input(&self) -> Result<&InputSession, ToolError> {
         self.input.as_deref().ok_or_else(|| {
             ToolError::new(
-                crate::pipeline::codes::INPUT_UNAVAILABLE,
+                crate::pipeline::envelope::codes::INPUT_UNAVAILABLE,
                 "This call cannot ask the client for input.",
             )
         })
