@@ -31,14 +31,14 @@ EXPECTED = {
                             verdict=True, skill=(True, True), verdict_label="corrected itself"),
     "stormy": dict(reward=0.0, exception=None, reason="calls", audit={"ok": 60, "rate_limited": 2}, verdict=True,
                    skill=(True, True), verdict_label="call storm"),
-    "no_mcp": dict(reward=0.0, exception=None, reason="no ok call of get_incident_snapshot", audit={}, verdict=True,
+    "no_mcp": dict(reward=0.0, exception=None, reason="the tool was never called", audit={}, verdict=True,
                    skill=(True, False), verdict_label="tool not used"),
-    "malformed": dict(reward=0.0, exception="NonZeroAgentExitCodeError", reason=None, audit={}, verdict=True,
+    "malformed": dict(reward=0.0, exception="UnknownApiError", reason=None, audit={}, verdict=True,
                       skill=(True, False), verdict_label="infrastructure error (agent failed)"),
     "sidecar_killed": dict(reward=None, exception="RewardFileNotFoundError", reason="MCP audit is missing", audit=None,
                            verdict=True, skill=(True, True), verdict_label="infrastructure error (sidecar died)"),
     "missing_skill": dict(reward=None, exception="RuntimeError", reason=None, audit=None, verdict=None, skill=None,
-                          verdict_label="build failed at the skill gate", build_error="test -r /opt/harbor-skills/"),
+                          verdict_label="build failed at the skill gate", build_error="RUN test -r /opt/harbor-skills/incident-triage/SKILL.md"),
 }
 
 
@@ -115,6 +115,7 @@ def judge(options: argparse.Namespace) -> int:
         "reward": reward,
         "harbor_exception": exception,
         "classified": expected["verdict_label"],
+        "verifier_said": said or None,
     }
     print(json.dumps(row, sort_keys=True))
     return 1 if problems else 0
