@@ -35,7 +35,7 @@ EXPECTED = {
                    skill=(True, False), verdict_label="tool not used"),
     "malformed": dict(reward=0.0, exception="UnknownApiError", reason=None, audit={}, verdict=True,
                       skill=(True, False), verdict_label="infrastructure error (agent failed)"),
-    "sidecar_killed": dict(reward=None, exception="RewardFileNotFoundError", reason="MCP audit is missing", audit=None,
+    "sidecar_killed": dict(reward=None, exception="RewardFileNotFoundError", reason="monitor_reachable is not true", audit={},
                            verdict=True, skill=(True, True), verdict_label="infrastructure error (sidecar died)"),
     "missing_skill": dict(reward=None, exception="RuntimeError", reason=None, audit=None, verdict=None, skill=None,
                           verdict_label="build failed at the skill gate", build_error="RUN test -r /opt/harbor-skills/incident-triage/SKILL.md"),
