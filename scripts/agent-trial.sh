@@ -133,14 +133,19 @@ run_scenario() {
         --agent-kwarg "version=$claude_version" --ae ENABLE_TOOL_SEARCH=false >"$out/harbor.log" 2>&1 || true
     [ -z "$watcher" ] || wait "$watcher" || fail "$scenario: the model never held at its MCP call"
     "$python" tests/agent/check_trial.py --scenario "$scenario" --trials "$out/trials" \
-        --model-state "$out/model-state" --claude-version "$claude_version" >"$out/row.json" \
-        || { tail -n 30 "$out/harbor.log"; fail "$scenario"; }
-    log "$scenario: passed in $(($(date +%s) - trial_started)) s: $(cat "$out/row.json")"
+        --model-state "$out/model-state" --claude-version "$claude_version" --ledger "$work/task/ledger.json" \
+        >"$out/run-ledger.json" || { tail -n 30 "$out/harbor.log"; fail "$scenario"; }
+    log "$scenario: passed in $(($(date +%s) - trial_started)) s: $(cat "$out/run-ledger.json")"
 }
 
 for scenario in $scenarios; do
     run_scenario "$scenario"
 done
-"$python" tests/agent/check_trial.py --matrix "$work"/*/row.json >"$work/matrix.md"
+"$python" tests/agent/check_trial.py --matrix "$work"/*/run-ledger.json >"$work/runs.md"
+cat "$work/runs.md"
+# The compatibility matrix: Claude Code on each transport, configured by Harbor's own code.
+log "compatibility matrix (agent x transport)"
+"$harbor_venv/bin/python" tests/agent/matrix.py --image "$claude_image" --binary "$binary" --task "$work/task" \
+    --work "$work/matrix" --out "$work/matrix.json" >"$work/matrix.md" || { cat "$work/matrix.md"; fail "the compatibility matrix"; }
 cat "$work/matrix.md"
-log "every scenario passed in $(($(date +%s) - started)) s"
+log "every scenario and the matrix passed in $(($(date +%s) - started)) s"

@@ -1,4 +1,9 @@
-"""Judges one finished Harbor trial of scripts/agent-trial.sh, and prints its ledger row.
+"""Judges one finished Harbor trial of scripts/agent-trial.sh, and prints its run ledger.
+
+The run ledger (the fairness ledger's per-run part, the chapter's section 15.8) is the
+bundle's pins (tools_sha256, each skill's digest) with what the run measured: agent name and
+version as Harbor recorded them, transport, whether the skill was offered and loaded, tool
+successes and errors and the MCP latency, read from the collected audit.
 
 What is asserted, per scenario (EXPECTED): the reward Harbor itself wrote in result.json
 (or the exception Harbor recorded instead), the verifier's reason, that the scripted model
@@ -6,7 +11,8 @@ ran its script to the end with no mismatch, that Claude Code was offered and loa
 skill, and that the MCP audit Harbor collected from the sidecar holds exactly the calls the
 script made (by outcome). Exit 1 with every problem on stderr.
 
-    check_trial.py --scenario diligent --trials DIR --model-state DIR --claude-version V
+    check_trial.py --scenario diligent --trials DIR --model-state DIR --claude-version V \\
+        --ledger TASK/ledger.json            # prints the run's ledger row (JSON)
     check_trial.py --matrix ROW.json...     # the rows as a Markdown table
 """
 
@@ -100,8 +106,12 @@ def judge(options: argparse.Namespace) -> int:
         problems.append(f"Harbor ran {agent.get('name')} {agent.get('version')}, expected {options.claude_version}")
     for problem in problems:
         print(f"{options.scenario}: {problem}", file=sys.stderr)
-    durations = [record["duration_ms"] for record in audit or []]
+    durations = sorted(record["duration_ms"] for record in audit or [])
+    ledger = json.loads(options.ledger.read_text()) if options.ledger else {}
     row = {
+        # The static ledger's pins this run ran under, then what the run measured.
+        "tools_sha256": ledger.get("tools_sha256"),
+        "skills": ledger.get("skills"),
         "scenario": options.scenario,
         "agent": agent.get("name"),
         "agent_version": agent.get("version"),
@@ -111,7 +121,8 @@ def judge(options: argparse.Namespace) -> int:
         "model_turns": verdict and len(verdict["turns_answered"]),
         "tool_ok": (outcomes or {}).get("ok", 0),
         "tool_errors": sum(n for outcome, n in (outcomes or {}).items() if outcome != "ok"),
-        "mcp_latency_ms_max": max(durations) if durations else None,
+        "mcp_latency_ms_max": durations[-1] if durations else None,
+        "mcp_latency_ms_median": durations[len(durations) // 2] if durations else None,
         "reward": reward,
         "harbor_exception": exception,
         "classified": expected["verdict_label"],
@@ -138,6 +149,7 @@ def main() -> int:
     parser.add_argument("--trials", type=Path)
     parser.add_argument("--model-state", type=Path)
     parser.add_argument("--claude-version")
+    parser.add_argument("--ledger", type=Path, help="the bundle's ledger.json")
     parser.add_argument("--matrix", nargs="+", type=Path)
     options = parser.parse_args()
     return matrix(options.matrix) if options.matrix else judge(options)
