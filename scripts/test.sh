@@ -59,6 +59,10 @@ rm -rf target/harbor-check
 # package's features alone and build it again).
 target/debug/harness-codegen generate --out target/harbor-check >/dev/null
 "$harbor_venv/bin/python" scripts/harbor_check.py target/harbor-check/bundle
+step "a generated Reward Kit judge through Reward Kit's own parser"
+rm -rf target/judge-check
+target/debug/harness-codegen generate --manifest tests/fixtures/good/bundle_judge.toml --out target/judge-check >/dev/null
+"$rewardkit_venv/bin/python" scripts/rewardkit_judge.py target/judge-check/bundle
 
 # The three transports and the HTTP security through the official Python MCP client, against
 # the binaries `cargo test` just built (the incident monitor's with the shipped features).

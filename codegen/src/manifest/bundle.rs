@@ -403,3 +403,35 @@ pub struct Service {
     #[serde(default)]
     pub environment: BTreeMap<String, String>,
 }
+
+/// `[judge]`: a Reward Kit agent judge for the task, written to `tests/<file>`. Its
+/// `[[judge.mcp_servers]]` entry is generated: a judge-side copy of this server (the
+/// verifier's binary over stdio, with an audit of its own) whose `allowed_tools` are the tools
+/// the server publishes. `allowed_tools` belongs here, never to the task's MCP servers.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Judge {
+    /// The agent that judges: `claude-code` or `codex` (Reward Kit's agent judges that honour
+    /// `allowed_tools`).
+    pub judge: String,
+    /// The judge's model, as Reward Kit names it.
+    pub model: Option<String>,
+    /// The judge TOML's file name under tests/ (default `judge.toml`).
+    pub file: Option<String>,
+    /// Files the judge reads, as the verifier sees them.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// What the judge decides, one criterion each.
+    #[serde(default)]
+    pub criteria: Vec<JudgeCriterion>,
+}
+
+/// `[[judge.criteria]]`: one binary criterion (Reward Kit's `[[criterion]]`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct JudgeCriterion {
+    /// Its name in Reward Kit's report.
+    pub name: Option<String>,
+    /// What the judge is asked.
+    pub description: String,
+}

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 
 use harness_contract::TransportKind;
 
+use crate::model::bundle::judge::JudgeModel;
 use crate::model::bundle::task::TaskModel;
 
 /// The Harbor task directory: every decision the bundle's files are written from.
@@ -32,6 +33,8 @@ pub struct BundleModel {
     /// The URL of the agent's first MCP server when it speaks streamable HTTP, which the oracle
     /// solution (solution/solve.sh) calls.
     pub oracle_url: Option<String>,
+    /// A Reward Kit agent judge (tests/<file>).
+    pub judge: Option<JudgeModel>,
 }
 
 /// The main container.

@@ -5,6 +5,7 @@
 
 mod build;
 mod decisions;
+mod judge;
 mod lints;
 pub mod task;
 mod topology;
@@ -14,6 +15,7 @@ pub use decisions::{
     BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MainModel, ServiceModel, SidecarModel,
     SkillModel, VerifierContainer,
 };
+pub use judge::{JUDGE_AUDIT_PATH, JudgeModel};
 pub use task::{NetworkPolicy, PhaseNetworks, TaskModel};
 
 pub use crate::manifest::bundle::EnvironmentMode;
