@@ -33,7 +33,7 @@ claude_image=harness-local/claude-code:$claude_version
 model_image=harness-local/scripted-model:latest
 model_port=8990
 work=$root/target/agent-trial
-cache=$root/target/docker-cache/claude-code-$claude_version
+cache=$root/target/agent-trial-fetch/claude-code-$claude_version
 
 log() { echo "agent-trial: $*" >&2; }
 fail() {
@@ -57,7 +57,8 @@ if ! docker image inspect "$claude_image" >/dev/null 2>&1; then
     (cd "$cache/context/debs" && apt-get download procps libproc2-0 >/dev/null 2>&1) || fail "apt-get download procps"
     docker build -q --build-arg "BASE=$python_image" --build-arg "CLAUDE_CODE_VERSION=$claude_version" \
         -t "$claude_image" -f tests/agent/claude-code.Dockerfile "$cache/context" >/dev/null
-    rm -rf "$cache/npm"
+    # The image in the engine is the cache: the 400 MB download is not kept twice.
+    rm -rf "$cache"
 fi
 docker build -q --build-arg "BASE=$python_image" -t "$model_image" tests/agent >/dev/null
 
