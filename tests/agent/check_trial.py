@@ -19,6 +19,7 @@ script made (by outcome). Exit 1 with every problem on stderr.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections import Counter
@@ -45,6 +46,30 @@ EXPECTED = {
                            verdict=True, skill=(True, True), verdict_label="infrastructure error (sidecar died)"),
     "missing_skill": dict(reward=None, exception="RuntimeError", reason=None, audit=None, verdict=None, skill=None,
                           verdict_label="build failed at the skill gate", build_error="RUN test -r /opt/harbor-skills/incident-triage/SKILL.md"),
+}
+
+
+def digest(arguments: dict) -> str:
+    """args_sha256 as the audit writes it: sha256 of the canonical JSON (keys sorted, no spaces)."""
+    return hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+SUMMARY = {"incident_id": 42, "view": "summary"}  # the default view applied by validation
+SIGNALS = {"incident_id": 42, "view": "signals"}
+# The calls each scenario's script makes, as the audit must record them: (the arguments the
+# digest is of, outcome). Validated calls are hashed with defaults applied; calls refused at
+# validation or by the rate limit, before validation completes, are hashed as sent. Written
+# from the manifest's rules, not from the scripted model's code.
+CALLS = {
+    "diligent": [(SUMMARY, "ok"), (SIGNALS, "ok")],
+    "gullible": [(SUMMARY, "ok"), (SIGNALS, "ok")],
+    "self_correcting": [({"incident_id": 42, "view": "everything"}, "invalid_arguments"), (SUMMARY, "ok"),
+                        (SIGNALS, "ok")],
+    "stormy": [(SUMMARY, "ok")] * 60 + [({"incident_id": 42}, "rate_limited")] * 2,
+    "no_mcp": [],
+    "malformed": [],
+    "sidecar_killed": [],
+    "missing_skill": None,
 }
 
 
@@ -100,6 +125,11 @@ def judge(options: argparse.Namespace) -> int:
     outcomes = None if audit is None else dict(Counter(record["outcome"] for record in audit))
     if outcomes != expected["audit"]:
         problems.append(f"the collected audit has {outcomes}, expected {expected['audit']}")
+    calls = CALLS[options.scenario]
+    wanted = None if calls is None else Counter((digest(arguments), outcome) for arguments, outcome in calls)
+    got = None if audit is None else Counter((record["args_sha256"], record["outcome"]) for record in audit)
+    if got != wanted:
+        problems.append(f"the audit's calls (args_sha256, outcome) are {got}, expected {wanted}")
 
     agent = result.get("agent_info") or {}
     if expected["verdict"] is not None and agent.get("version") != options.claude_version:
