@@ -30,6 +30,13 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
     }
     files.extend(templated::files(model, bundle, options));
     files.extend(judge::judge_file(model, bundle, options));
+    for service in &bundle.services {
+        if let Some(context) = &service.build {
+            for (path, text) in &service.build_files {
+                files.push((format!("environment/{context}/{path}"), text.clone()));
+            }
+        }
+    }
     let ledger = ledger::ledger_json(model, bundle, &files);
     files.push(("ledger.json".to_owned(), ledger));
     files.sort();

@@ -48,6 +48,8 @@ pub struct MainModel {
     pub workdir: String,
     /// Where the image holds the skills.
     pub skills_dir: Option<String>,
+    /// Volumes mounted into main.
+    pub volumes: Vec<String>,
 }
 
 /// The sidecar: this server in its own container.
@@ -109,6 +111,27 @@ pub struct ServiceModel {
     pub networks: Option<Vec<String>>,
     /// Explicit network_mode.
     pub network_mode: Option<String>,
+    /// The files the bundle ships as its build context: (path under the context, text).
+    pub build_files: Vec<(String, String)>,
+    /// The base image its shipped Dockerfile builds from, overridable.
+    pub base_image: Option<String>,
+    /// Its volumes.
+    pub volumes: Vec<String>,
+    /// Its healthcheck command and timing.
+    pub healthcheck: Option<ServiceHealthcheckModel>,
+}
+
+/// A service's `CMD-SHELL` healthcheck, Compose's defaults filled in.
+#[derive(Debug, Clone)]
+pub struct ServiceHealthcheckModel {
+    /// The shell command.
+    pub command: String,
+    /// Between checks.
+    pub interval: String,
+    /// Per check.
+    pub timeout: String,
+    /// Failures before unhealthy.
+    pub retries: u32,
 }
 
 /// The verifier's container, built from tests/Dockerfile.
