@@ -25,7 +25,15 @@ started=$(date +%s)
 eval "$(./scripts/docker-engine.sh)"
 export DOCKER_CONFIG
 . scripts/python-venvs.sh
-scenarios=${AGENT_SCENARIOS:-diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill}
+# AGENT_TASK: incident-monitor (the default task) or compose-topology-repair (the chapter's
+# whole task: db, proxy, api and the sidecar).
+task_package=${AGENT_TASK:-incident-monitor}
+case "$task_package" in
+    incident-monitor) default_scenarios="diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill" ;;
+    compose-topology-repair) default_scenarios="topology_diligent topology_gullible" ;;
+    *) echo "agent-trial: unknown AGENT_TASK $task_package" >&2; exit 2 ;;
+esac
+scenarios=${AGENT_SCENARIOS:-$default_scenarios}
 claude_version=${CLAUDE_CODE_VERSION:-2.1.332}
 base_image=${HARNESS_BASE_IMAGE:-harness-local/debian-python:bookworm}
 python_image=harness-local/python:3.12-slim
@@ -46,6 +54,21 @@ if ! docker image inspect "$python_image" >/dev/null 2>&1; then
         | docker build -q -t "$python_image" - >/dev/null
 fi
 
+# The topology's services (and main, which probes them with curl) build on the Debian base
+# with PostgreSQL, nginx, curl and psql from Debian's packages, installed on the host once.
+main_base=$python_image
+if [ "$task_package" = compose-topology-repair ]; then
+    services_image=harness-local/topology-services:bookworm
+    if ! docker image inspect "$services_image" >/dev/null 2>&1; then
+        log "building $services_image (Debian's postgresql, nginx-light, curl)"
+        docker build -q --build-arg "BASE=$python_image" -t "$services_image" \
+            -f examples/compose-topology-repair/images/services.Dockerfile examples/compose-topology-repair/images >/dev/null
+    fi
+    export HARNESS_DB_BASE_IMAGE=$services_image HARNESS_API_BASE_IMAGE=$services_image HARNESS_PROXY_BASE_IMAGE=$services_image
+    main_base=$services_image
+    claude_image=harness-local/claude-code-topology:$claude_version
+fi
+
 # Main's base: Claude Code from npm, fetched on the host once (cached with the images).
 if ! docker image inspect "$claude_image" >/dev/null 2>&1; then
     log "fetching Claude Code $claude_version from npm and procps from Debian"
@@ -55,7 +78,7 @@ if ! docker image inspect "$claude_image" >/dev/null 2>&1; then
     [ -x "$native" ] || fail "the npm package has no linux-x64 binary at $native"
     cp "$native" "$cache/context/claude"
     (cd "$cache/context/debs" && apt-get download procps libproc2-0 >/dev/null 2>&1) || fail "apt-get download procps"
-    docker build -q --build-arg "BASE=$python_image" --build-arg "CLAUDE_CODE_VERSION=$claude_version" \
+    docker build -q --build-arg "BASE=$main_base" --build-arg "CLAUDE_CODE_VERSION=$claude_version" \
         -t "$claude_image" -f tests/agent/claude-code.Dockerfile "$cache/context" >/dev/null
     # The image in the engine is the cache: the 400 MB download is not kept twice.
     rm -rf "$cache"
@@ -64,8 +87,8 @@ docker build -q --build-arg "BASE=$python_image" -t "$model_image" tests/agent >
 
 log "building the static binary and the bundle"
 static_target=x86_64-unknown-linux-gnu
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p incident-monitor
-binary=$root/target/$static_target/release/incident-monitor
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p "$task_package"
+binary=$root/target/$static_target/release/$task_package
 rm -rf "$work"
 mkdir -p "$work"
 "$binary" bundle --out "$work/task" >/dev/null 2>&1
@@ -144,6 +167,10 @@ for scenario in $scenarios; do
 done
 "$python" tests/agent/check_trial.py --matrix "$work"/*/run-ledger.json >"$work/runs.md"
 cat "$work/runs.md"
+if [ "$task_package" != incident-monitor ]; then
+    log "every scenario passed in $(($(date +%s) - started)) s"
+    exit 0
+fi
 # The compatibility matrix: Claude Code on each transport, configured by Harbor's own code.
 log "compatibility matrix (agent x transport)"
 "$harbor_venv/bin/python" tests/agent/matrix.py --image "$claude_image" --binary "$binary" --task "$work/task" \
