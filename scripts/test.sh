@@ -59,6 +59,10 @@ rm -rf target/harbor-check
 # package's features alone and build it again).
 target/debug/harness-codegen generate --out target/harbor-check >/dev/null
 "$harbor_venv/bin/python" scripts/harbor_check.py target/harbor-check/bundle
+rm -rf target/topology-check
+target/debug/harness-codegen generate --manifest examples/compose-topology-repair/harness.toml \
+    --tools-dir examples/compose-topology-repair/src/tools --out target/topology-check >/dev/null
+"$harbor_venv/bin/python" scripts/harbor_check.py target/topology-check/bundle
 step "a generated Reward Kit judge through Reward Kit's own parser"
 rm -rf target/judge-check
 target/debug/harness-codegen generate --manifest tests/fixtures/good/bundle_judge.toml --out target/judge-check >/dev/null

@@ -52,10 +52,16 @@ fn default_manifest_artifacts() {
 
 #[test]
 fn example_manifest_artifacts() {
-    for (example, prefix) in [("ops-agent", "ops_agent__"), ("paging", "paging__")] {
+    for (example, prefix) in [
+        ("ops-agent", "ops_agent__"),
+        ("paging", "paging__"),
+        ("compose-topology-repair", "topology__"),
+    ] {
         let path = format!("examples/{example}/harness.toml");
         let source = std::fs::read_to_string(&path).expect("example manifest");
-        let artifacts = generate(&source, Path::new("."), &options(&path)).expect("valid");
+        // Relative paths in a manifest (instruction, skills, build_files) are the example's.
+        let base = format!("examples/{example}");
+        let artifacts = generate(&source, Path::new(&base), &options(&path)).expect("valid");
         assert_artifacts(prefix, artifacts);
     }
 }
