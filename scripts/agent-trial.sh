@@ -30,7 +30,7 @@ export DOCKER_CONFIG
 task_package=${AGENT_TASK:-incident-monitor}
 case "$task_package" in
     incident-monitor) default_scenarios="diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill" ;;
-    compose-topology-repair) default_scenarios="topology_diligent topology_gullible" ;;
+    compose-topology-repair) default_scenarios="topology_diligent topology_gullible topology_shortcut" ;;
     *) echo "agent-trial: unknown AGENT_TASK $task_package" >&2; exit 2 ;;
 esac
 scenarios=${AGENT_SCENARIOS:-$default_scenarios}
