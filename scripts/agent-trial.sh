@@ -71,6 +71,7 @@ fi
 
 # Main's base: Claude Code from npm, fetched on the host once (cached with the images).
 if ! docker image inspect "$claude_image" >/dev/null 2>&1; then
+    command -v npm >/dev/null || fail "npm is needed once, to fetch Claude Code's package (apt-get install npm)"
     log "fetching Claude Code $claude_version from npm and procps from Debian"
     rm -rf "$cache" && mkdir -p "$cache/npm" "$cache/context/debs"
     npm install --silent --no-audit --no-fund --prefix "$cache/npm" "@anthropic-ai/claude-code@$claude_version" >&2
