@@ -62,7 +62,7 @@ pub(crate) fn judge(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<Judge
         .clone()
         .unwrap_or_else(|| "judge.toml".to_owned());
     let plain = !file.contains('/') && file.ends_with(".toml") && file != ".toml";
-    if !plain || file == "docker-compose.toml" {
+    if !plain {
         ok = false;
         errors.report(
             Diagnostic::value(
