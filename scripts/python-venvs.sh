@@ -1,7 +1,8 @@
 # Sourced by the scripts that need Python: finds a Python >= 3.12 (Harbor's minimum) and makes
-# the two venvs in target/ the first time: target/harbor-venv (harbor==0.18.0, which pins its
-# own dependencies) and target/mcp-venv (the official MCP client, mcp==2.3.0, and httpx).
-# Sets $python, $harbor_venv and $mcp_venv.
+# the venvs in target/ the first time: target/harbor-venv (harbor==0.18.0, which pins its
+# own dependencies), target/rewardkit-venv (harbor-rewardkit==0.2.3, Reward Kit's judge
+# parser) and target/mcp-venv (the official MCP client, mcp==2.3.0, and httpx).
+# Sets $python, $harbor_venv, $rewardkit_venv and $mcp_venv.
 #
 # A venv's scripts (bin/pip, bin/harbor) name its path in their #! line, so the venvs are
 # made at target/'s real path: under .ci/run, target/ links into a cache outside the clone
@@ -27,6 +28,11 @@ if ! "$harbor_venv/bin/python" -c 'import harbor' 2>/dev/null \
     || [[ "$(head -n 1 "$harbor_venv/bin/harbor" 2>/dev/null)" != "#!$harbor_venv/bin/python"* ]]; then
     "$python" -m venv --clear "$harbor_venv"
     "$harbor_venv/bin/pip" install --quiet --disable-pip-version-check harbor==0.18.0
+fi
+rewardkit_venv=$venv_root/rewardkit-venv
+if ! "$rewardkit_venv/bin/python" -c 'import rewardkit' 2>/dev/null; then
+    "$python" -m venv --clear "$rewardkit_venv"
+    "$rewardkit_venv/bin/pip" install --quiet --disable-pip-version-check harbor-rewardkit==0.2.3
 fi
 mcp_venv=$venv_root/mcp-venv
 if ! "$mcp_venv/bin/python" -c 'import mcp, httpx' 2>/dev/null; then

@@ -59,10 +59,20 @@ rm -rf target/harbor-check
 # package's features alone and build it again).
 target/debug/harness-codegen generate --out target/harbor-check >/dev/null
 "$harbor_venv/bin/python" scripts/harbor_check.py target/harbor-check/bundle
+rm -rf target/topology-check
+target/debug/harness-codegen generate --manifest examples/compose-topology-repair/harness.toml \
+    --tools-dir examples/compose-topology-repair/src/tools --out target/topology-check >/dev/null
+"$harbor_venv/bin/python" scripts/harbor_check.py target/topology-check/bundle
+step "a generated Reward Kit judge through Reward Kit's own parser"
+rm -rf target/judge-check
+target/debug/harness-codegen generate --manifest tests/fixtures/good/bundle_judge.toml --out target/judge-check >/dev/null
+"$rewardkit_venv/bin/python" scripts/rewardkit_judge.py target/judge-check/bundle
 
 # The three transports and the HTTP security through the official Python MCP client, against
 # the binaries `cargo test` just built (the incident monitor's with the shipped features).
 step "the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_transports.py target/debug
+step "the scripted model of the agent trial (tests/agent)"
+"$python" tests/agent/test_scripted_model.py
 ./scripts/scan_secrets.sh target/harbor-check/bundle
 step "done"

@@ -56,11 +56,13 @@ fn example_manifest_artifacts() {
         ("ops-agent", "ops_agent__"),
         ("paging", "paging__"),
         ("conformance", "conformance__"),
+        ("compose-topology-repair", "topology__"),
     ] {
         let path = format!("examples/{example}/harness.toml");
         let source = std::fs::read_to_string(&path).expect("example manifest");
-        let base_dir = format!("examples/{example}");
-        let artifacts = generate(&source, Path::new(&base_dir), &options(&path)).expect("valid");
+        // Relative paths in a manifest (instruction, skills, build_files) are the example's.
+        let base = format!("examples/{example}");
+        let artifacts = generate(&source, Path::new(&base), &options(&path)).expect("valid");
         assert_artifacts(prefix, artifacts);
     }
 }

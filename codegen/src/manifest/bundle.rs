@@ -307,6 +307,10 @@ pub struct MainService {
     /// Loopback ports main listens on.
     #[serde(default)]
     pub ports: Vec<u16>,
+    /// Volumes mounted into main (`name:/path`, `name:/path:ro`), e.g. a configuration
+    /// another service reads.
+    #[serde(default)]
+    pub volumes: Vec<String>,
 }
 
 fn default_agent_uid() -> u32 {
@@ -402,4 +406,62 @@ pub struct Service {
     /// Environment variables.
     #[serde(default)]
     pub environment: BTreeMap<String, String>,
+    /// A directory next to the manifest whose files the bundle ships as the build context
+    /// (`environment/<build>/`); needs `build`.
+    pub build_files: Option<String>,
+    /// The base image the shipped Dockerfile builds from (its `BASE_IMAGE` argument), pinned
+    /// by digest; `HARNESS_<SERVICE>_BASE_IMAGE` overrides it (a local image where no
+    /// registry is reachable). Needs `build_files`.
+    pub base_image: Option<String>,
+    /// Volumes (`name:/path`, `name:/path:ro`); a name shared with main shares the files.
+    #[serde(default)]
+    pub volumes: Vec<String>,
+    /// A shell command Compose runs to tell the service healthy; main waits for it.
+    pub healthcheck: Option<ServiceHealthcheck>,
+}
+
+/// `[compose.services.healthcheck]`: a `CMD-SHELL` healthcheck, in Compose duration syntax.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ServiceHealthcheck {
+    /// Run with the service's shell; exit 0 is healthy.
+    pub command: String,
+    /// Between checks (default 2s).
+    pub interval: Option<String>,
+    /// Per check (default 5s).
+    pub timeout: Option<String>,
+    /// Failures before unhealthy (default 30).
+    pub retries: Option<u32>,
+}
+
+/// `[judge]`: a Reward Kit agent judge for the task, written to `tests/<file>`. Its
+/// `[[judge.mcp_servers]]` entry is generated: a judge-side copy of this server (the
+/// verifier's binary over stdio, with an audit of its own) whose `allowed_tools` are the tools
+/// the server publishes. `allowed_tools` belongs here, never to the task's MCP servers.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Judge {
+    /// The agent that judges: `claude-code` or `codex` (Reward Kit's agent judges that honour
+    /// `allowed_tools`).
+    pub judge: String,
+    /// The judge's model, as Reward Kit names it.
+    pub model: Option<String>,
+    /// The judge TOML's file name under tests/ (default `judge.toml`).
+    pub file: Option<String>,
+    /// Files the judge reads, as the verifier sees them.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// What the judge decides, one criterion each.
+    #[serde(default)]
+    pub criteria: Vec<JudgeCriterion>,
+}
+
+/// `[[judge.criteria]]`: one binary criterion (Reward Kit's `[[criterion]]`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct JudgeCriterion {
+    /// Its name in Reward Kit's report.
+    pub name: Option<String>,
+    /// What the judge is asked.
+    pub description: String,
 }

@@ -57,4 +57,6 @@ pub struct Manifest {
     /// Files Harbor collects after the agent run.
     #[serde(default)]
     pub artifacts: Vec<bundle::Artifact>,
+    /// A Reward Kit agent judge, written under tests/.
+    pub judge: Option<bundle::Judge>,
 }

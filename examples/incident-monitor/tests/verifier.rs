@@ -27,7 +27,7 @@ async fn run_task(name: &str, calls: &[Value]) -> ScratchDir {
     std::fs::create_dir_all(state.parent().unwrap()).unwrap();
     std::fs::write(
         &state,
-        "{\"restart_request_present\": false, \"schema_version\": 1}\n",
+        "{\"monitor_reachable\": true, \"restart_request_present\": false, \"schema_version\": 1}\n",
     )
     .unwrap();
     std::fs::create_dir_all(root.join("workspace")).unwrap();
@@ -130,6 +130,27 @@ async fn broken_evidence_is_an_infrastructure_failure_and_writes_no_reward() {
     assert_eq!(stderr.lines().count(), 1, "one-line reason: {stderr}");
     assert!(
         stderr.starts_with("infrastructure failure: audit line 1 ends with a carriage return"),
+        "{stderr}"
+    );
+    assert_eq!(report["outcome"], "infrastructure_failure");
+    let (status, reward) = test_sh(&root);
+    assert_ne!(status, 0);
+    assert_eq!(reward, None, "an infrastructure failure writes no reward");
+}
+
+#[tokio::test]
+async fn a_monitor_gone_before_the_end_of_the_agent_phase_is_an_infrastructure_failure() {
+    // The empty audit a monitor killed mid-run leaves must not read as "never called".
+    let root = run_task("verify-monitor-gone", &[]).await;
+    std::fs::write(
+        root.join("opt/verifier-evidence/restart-terminal-state.json"),
+        "{\"monitor_reachable\": false, \"restart_request_present\": false, \"schema_version\": 1}\n",
+    )
+    .unwrap();
+    let (code, stderr, report) = verify(&root);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.starts_with("infrastructure failure:") && stderr.contains("monitor_reachable"),
         "{stderr}"
     );
     assert_eq!(report["outcome"], "infrastructure_failure");

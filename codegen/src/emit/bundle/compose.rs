@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::emit::bundle::layout::{
-    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, VERIFIER_BASE_IMAGE_ARG, VERIFIER_BASE_IMAGE_ENV,
-    binary_name, health_url,
+    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, SERVICE_BASE_IMAGE_ARG, VERIFIER_BASE_IMAGE_ARG,
+    VERIFIER_BASE_IMAGE_ENV, binary_name, health_url, service_base_image_env,
 };
 use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::bundle::BundleModel;
@@ -119,6 +119,19 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
     let uid = sidecar.uid;
     let log_volume = format!("{}-logs", sidecar.name);
     let mut services = BTreeMap::new();
+    let mut depends_on = BTreeMap::from([(
+        sidecar.name.clone(),
+        DependsOn {
+            condition: "service_healthy",
+        },
+    )]);
+    for service in &bundle.services {
+        let condition = match service.healthcheck {
+            Some(_) => "service_healthy",
+            None => "service_started",
+        };
+        depends_on.insert(service.name.clone(), DependsOn { condition });
+    }
     let main = Service {
         build: Some(build_with_base(
             MAIN_BASE_IMAGE_ARG,
@@ -126,12 +139,8 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
             &bundle.main.base_image,
         )),
         command: Some(vec!["sleep".into(), "infinity".into()]),
-        depends_on: BTreeMap::from([(
-            sidecar.name.clone(),
-            DependsOn {
-                condition: "service_healthy",
-            },
-        )]),
+        volumes: bundle.main.volumes.clone(),
+        depends_on,
         ..Service::default()
     };
     services.insert("main".to_owned(), main);
@@ -187,17 +196,44 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
             Service {
                 image: service.image.clone(),
                 build: service.build.as_ref().map(|context| Build {
-                    context: context.clone(),
-                    args: BTreeMap::new(),
+                    context: format!("./{context}"),
+                    args: service
+                        .base_image
+                        .iter()
+                        .map(|image| {
+                            let env = service_base_image_env(&service.name);
+                            (
+                                SERVICE_BASE_IMAGE_ARG.to_owned(),
+                                format!("${{{env}:-{image}}}"),
+                            )
+                        })
+                        .collect(),
                 }),
                 environment: service.environment.clone(),
                 networks: service.networks.clone(),
                 network_mode: service.network_mode.clone(),
+                volumes: service.volumes.clone(),
+                healthcheck: service.healthcheck.as_ref().map(|check| Healthcheck {
+                    test: vec!["CMD-SHELL".into(), check.command.clone()],
+                    interval: check.interval.clone(),
+                    timeout: check.timeout.clone(),
+                    retries: check.retries,
+                    start_period: "0s".into(),
+                }),
                 ..Service::default()
             },
         );
     }
-    let volumes = BTreeMap::from([(log_volume, Volume {})]);
+    let mut volumes = BTreeMap::from([(log_volume, Volume {})]);
+    let mounts = bundle
+        .main
+        .volumes
+        .iter()
+        .chain(bundle.services.iter().flat_map(|service| &service.volumes));
+    for mount in mounts {
+        let name = mount.split(':').next().unwrap_or_default();
+        volumes.insert(name.to_owned(), Volume {});
+    }
     let yaml = serde_yaml_ng::to_string(&ComposeFile { services, volumes })
         .expect("compose is plain YAML");
     format!("{}{yaml}", header(options))

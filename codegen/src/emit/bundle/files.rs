@@ -1,7 +1,7 @@
 //! The bundle's files, in order: the typed documents first, then the templated files, then the
 //! ledger, which pins the digests of the others.
 
-use crate::emit::bundle::{compose, ledger, task_toml, templated};
+use crate::emit::bundle::{compose, judge, ledger, task_toml, templated};
 use crate::emit::options::EmitOptions;
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
@@ -29,6 +29,14 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
         ));
     }
     files.extend(templated::files(model, bundle, options));
+    files.extend(judge::judge_file(model, bundle, options));
+    for service in &bundle.services {
+        if let Some(context) = &service.build {
+            for (path, text) in &service.build_files {
+                files.push((format!("environment/{context}/{path}"), text.clone()));
+            }
+        }
+    }
     let ledger = ledger::ledger_json(model, bundle, &files);
     files.push(("ledger.json".to_owned(), ledger));
     files.sort();

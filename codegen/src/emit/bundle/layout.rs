@@ -50,3 +50,19 @@ pub(crate) const VERIFIER_BASE_IMAGE_ENV: &str = "HARNESS_VERIFIER_BASE_IMAGE";
 /// The build argument the verifier's Dockerfile takes its base image from: a local image
 /// where no registry is reachable (`docker build --build-arg VERIFIER_BASE_IMAGE=...`).
 pub(crate) const VERIFIER_BASE_IMAGE_ARG: &str = "VERIFIER_BASE_IMAGE";
+
+/// The build argument a service's shipped Dockerfile takes its base image from.
+pub(crate) const SERVICE_BASE_IMAGE_ARG: &str = "BASE_IMAGE";
+
+/// The environment variable that overrides a service's base image:
+/// `HARNESS_<SERVICE>_BASE_IMAGE`, the name upper-cased with `-` and `.` as `_`.
+pub(crate) fn service_base_image_env(service: &str) -> String {
+    let name: String = service
+        .chars()
+        .map(|c| match c {
+            '-' | '.' => '_',
+            c => c.to_ascii_uppercase(),
+        })
+        .collect();
+    format!("HARNESS_{name}_BASE_IMAGE")
+}

@@ -6,6 +6,7 @@
 
 mod compose;
 mod files;
+mod judge;
 mod layout;
 mod ledger;
 mod task_toml;

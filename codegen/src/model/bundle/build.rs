@@ -12,12 +12,12 @@ use crate::manifest::Manifest;
 use crate::manifest::bundle::{EnvironmentMode, NetworkMode};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::decisions::{
-    BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MainModel, ServiceModel, SidecarModel,
+    BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MainModel, SidecarModel,
     VerifierContainer,
 };
-use crate::model::bundle::lints;
 use crate::model::bundle::task::TaskModel;
 use crate::model::bundle::topology;
+use crate::model::bundle::{judge, lints, services};
 
 /// Checks the bundle sections of `manifest`; `None` when it has no `[task]`.
 pub(crate) fn build(
@@ -26,8 +26,17 @@ pub(crate) fn build(
     inputs: &mut Vec<PathBuf>,
     errors: &ErrorSink<'_>,
 ) -> Option<BundleModel> {
-    let task = manifest.task.as_ref()?;
     let root = ManifestPath::root();
+    let Some(task) = manifest.task.as_ref() else {
+        if manifest.judge.is_some() {
+            errors.report(
+                Diagnostic::key(root.key("judge"), "a judge needs a task bundle")
+                    .label("written only into a bundle's tests/")
+                    .help("add [task], or remove [judge]"),
+            );
+        }
+        return None;
+    };
     let (Some(environment), Some(compose)) = (&manifest.environment, &manifest.compose) else {
         errors.report(
             Diagnostic::key(root.key("task"), "a task bundle needs [environment] and [compose]")
@@ -110,6 +119,8 @@ pub(crate) fn build(
     lints::artifacts(&manifest.artifacts, errors);
     lints::collect(&verifier, &compose.sidecar, errors);
     let (log_dir, audit_path) = lints::audit_dir(manifest, errors);
+    let judge = judge::judge(manifest, errors);
+    let services = services::services(compose, base_dir, inputs, errors);
 
     let separate = verifier.environment_mode == Some(EnvironmentMode::Separate);
     let verifier_container = VerifierContainer {
@@ -139,6 +150,7 @@ pub(crate) fn build(
             uid: compose.main.uid,
             workdir: environment.workdir.clone(),
             skills_dir: environment.skills_dir.clone(),
+            volumes: compose.main.volumes.clone(),
         },
         sidecar: SidecarModel {
             name: sidecar.name.clone(),
@@ -162,22 +174,12 @@ pub(crate) fn build(
             log_dir: log_dir?,
             audit_path,
         },
-        services: compose
-            .services
-            .iter()
-            .map(|service| ServiceModel {
-                name: service.name.clone(),
-                image: service.image.clone(),
-                build: service.build.clone(),
-                environment: service.environment.clone(),
-                networks: service.networks.clone(),
-                network_mode: service.network_mode.clone(),
-            })
-            .collect(),
+        services: services?,
         skills: skills?,
         verifier: verifier_container,
         overlay,
         oracle_url,
+        judge,
     })
 }
 

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 
 use harness_contract::TransportKind;
 
+use crate::model::bundle::judge::JudgeModel;
 use crate::model::bundle::task::TaskModel;
 
 /// The Harbor task directory: every decision the bundle's files are written from.
@@ -32,6 +33,8 @@ pub struct BundleModel {
     /// The URL of the agent's first MCP server when it speaks streamable HTTP, which the oracle
     /// solution (solution/solve.sh) calls.
     pub oracle_url: Option<String>,
+    /// A Reward Kit agent judge (tests/<file>).
+    pub judge: Option<JudgeModel>,
 }
 
 /// The main container.
@@ -45,6 +48,8 @@ pub struct MainModel {
     pub workdir: String,
     /// Where the image holds the skills.
     pub skills_dir: Option<String>,
+    /// Volumes mounted into main.
+    pub volumes: Vec<String>,
 }
 
 /// The sidecar: this server in its own container.
@@ -106,6 +111,27 @@ pub struct ServiceModel {
     pub networks: Option<Vec<String>>,
     /// Explicit network_mode.
     pub network_mode: Option<String>,
+    /// The files the bundle ships as its build context: (path under the context, text).
+    pub build_files: Vec<(String, String)>,
+    /// The base image its shipped Dockerfile builds from, overridable.
+    pub base_image: Option<String>,
+    /// Its volumes.
+    pub volumes: Vec<String>,
+    /// Its healthcheck command and timing.
+    pub healthcheck: Option<ServiceHealthcheckModel>,
+}
+
+/// A service's `CMD-SHELL` healthcheck, Compose's defaults filled in.
+#[derive(Debug, Clone)]
+pub struct ServiceHealthcheckModel {
+    /// The shell command.
+    pub command: String,
+    /// Between checks.
+    pub interval: String,
+    /// Per check.
+    pub timeout: String,
+    /// Failures before unhealthy.
+    pub retries: u32,
 }
 
 /// The verifier's container, built from tests/Dockerfile.

@@ -5,15 +5,18 @@
 
 mod build;
 mod decisions;
+mod judge;
 mod lints;
+mod services;
 pub mod task;
 mod topology;
 
 pub(crate) use build::build;
 pub use decisions::{
-    BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MainModel, ServiceModel, SidecarModel,
-    SkillModel, VerifierContainer,
+    BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MainModel, ServiceHealthcheckModel,
+    ServiceModel, SidecarModel, SkillModel, VerifierContainer,
 };
+pub use judge::{JUDGE_AUDIT_PATH, JudgeModel};
 pub use task::{NetworkPolicy, PhaseNetworks, TaskModel};
 
 pub use crate::manifest::bundle::EnvironmentMode;

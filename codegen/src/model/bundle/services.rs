@@ -1,0 +1,166 @@
+//! `[[compose.services]]` as the model decides them: the files the bundle ships as a
+//! service's build context (read from a directory next to the manifest, text only, every
+//! file an input to rerun on), its overridable base image, its volumes and its healthcheck.
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::Diagnostic;
+use crate::error_sink::ErrorSink;
+use crate::manifest::bundle::{Compose, Service};
+use crate::manifest_path::ManifestPath;
+use crate::model::bundle::decisions::{ServiceHealthcheckModel, ServiceModel};
+
+pub(crate) fn services(
+    compose: &Compose,
+    base_dir: &Path,
+    inputs: &mut Vec<PathBuf>,
+    errors: &ErrorSink<'_>,
+) -> Option<Vec<ServiceModel>> {
+    let base = ManifestPath::root().key("compose");
+    let each = errors.child();
+    volumes(
+        &compose.main.volumes,
+        &base.key("main").key("volumes"),
+        &each,
+    );
+    let mut models = Vec::new();
+    for (index, service) in compose.services.iter().enumerate() {
+        let path = base.key("services").index(index);
+        volumes(&service.volumes, &path.key("volumes"), &each);
+        if service.build_files.is_some() && service.build.is_none() {
+            each.report(
+                Diagnostic::key(path.key("build_files"), "build_files needs build")
+                    .label("shipped where?")
+                    .help(format!(
+                        "add build = \"{}\" (the context under environment/)",
+                        service.name
+                    )),
+            );
+        }
+        if service.base_image.is_some() && service.build_files.is_none() {
+            each.report(
+                Diagnostic::key(path.key("base_image"), "base_image applies to a shipped Dockerfile")
+                    .label("no build_files")
+                    .help("add build_files = \"<dir next to the manifest>\" with a Dockerfile that starts `ARG BASE_IMAGE` / `FROM ${BASE_IMAGE}`"),
+            );
+        }
+        let build_files = match &service.build_files {
+            Some(dir) => build_files(base_dir, dir, &path.key("build_files"), inputs, &each),
+            None => Vec::new(),
+        };
+        models.push(model(service, build_files));
+    }
+    each.unless_failed(models)
+}
+
+fn model(service: &Service, build_files: Vec<(String, String)>) -> ServiceModel {
+    ServiceModel {
+        name: service.name.clone(),
+        image: service.image.clone(),
+        build: service.build.clone(),
+        environment: service.environment.clone(),
+        networks: service.networks.clone(),
+        network_mode: service.network_mode.clone(),
+        build_files,
+        base_image: service.base_image.clone(),
+        volumes: service.volumes.clone(),
+        healthcheck: service
+            .healthcheck
+            .as_ref()
+            .map(|check| ServiceHealthcheckModel {
+                command: check.command.clone(),
+                interval: check.interval.clone().unwrap_or_else(|| "2s".to_owned()),
+                timeout: check.timeout.clone().unwrap_or_else(|| "5s".to_owned()),
+                retries: check.retries.unwrap_or(30),
+            }),
+    }
+}
+
+/// Every regular file under `dir` (relative to the manifest), as (path under dir, text).
+fn build_files(
+    base_dir: &Path,
+    dir: &str,
+    path: &ManifestPath,
+    inputs: &mut Vec<PathBuf>,
+    errors: &ErrorSink<'_>,
+) -> Vec<(String, String)> {
+    let root = base_dir.join(dir);
+    inputs.push(root.clone());
+    let mut files = Vec::new();
+    let mut pending = vec![root.clone()];
+    while let Some(current) = pending.pop() {
+        let entries = match std::fs::read_dir(&current) {
+            Ok(entries) => entries,
+            Err(error) => {
+                errors.report(
+                    Diagnostic::value(
+                        path.clone(),
+                        format!("cannot read {}: {error}", current.display()),
+                    )
+                    .label("unreadable")
+                    .help("paths are relative to the manifest's directory"),
+                );
+                return Vec::new();
+            }
+        };
+        for entry in entries.flatten() {
+            let file = entry.path();
+            if file.is_dir() {
+                pending.push(file);
+                continue;
+            }
+            inputs.push(file.clone());
+            let relative = file
+                .strip_prefix(&root)
+                .expect("under the root")
+                .to_string_lossy()
+                .into_owned();
+            match std::fs::read_to_string(&file) {
+                Ok(text) => files.push((relative, text)),
+                Err(error) => errors.report(
+                    Diagnostic::value(
+                        path.clone(),
+                        format!("cannot ship {dir}/{relative}: {error}"),
+                    )
+                    .label("the bundle ships text files only")
+                    .help("build binaries inside the Dockerfile, or name a pinned image"),
+                ),
+            }
+        }
+    }
+    if files.is_empty() && !errors.failed() {
+        errors.report(
+            Diagnostic::value(path.clone(), format!("{dir} holds no files"))
+                .label("nothing to build from")
+                .help("put the service's Dockerfile there"),
+        );
+    }
+    files.sort();
+    files
+}
+
+/// `name:/absolute/path`, optionally `:ro` or `:rw`; the name a Compose volume name.
+fn volumes(volumes: &[String], path: &ManifestPath, errors: &ErrorSink<'_>) {
+    for (index, volume) in volumes.iter().enumerate() {
+        let parts: Vec<&str> = volume.split(':').collect();
+        let name_ok = parts.first().is_some_and(|name| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+                && name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
+        });
+        let target_ok = parts.get(1).is_some_and(|target| target.starts_with('/'));
+        let mode_ok = parts.len() == 2 || (parts.len() == 3 && matches!(parts[2], "ro" | "rw"));
+        if !(name_ok && target_ok && mode_ok) {
+            errors.report(
+                Diagnostic::value(path.index(index), format!("`{volume}` is not a named volume mount"))
+                    .label("expected name:/path[:ro]")
+                    .help("name a Compose volume (a host path would tie the task to one machine), e.g. \"proxy-conf:/etc/nginx/conf.d\""),
+            );
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! `[[compose.services]]` with shipped build contexts: the files of `build_files` land in the
+//! bundle under environment/<build>/, the base image is an overridable build argument, volumes
+//! are declared once and shared with main, a healthcheck makes main wait for the service, and
+//! every shipped file is an input to rerun on. Bad service tables are refused, located.
+
+use std::path::Path;
+
+use harness_codegen::{Builder, EmitOptions, generate};
+use serde_yaml_ng::Value;
+
+const PINNED: &str =
+    "debian:bookworm-slim@sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+fn manifest(services: &str) -> String {
+    format!(
+        r#"
+[server]
+name = "topology"
+version = "1"
+
+[transport]
+kind = "streamable-http"
+
+[audit]
+path = "/var/log/topology-mcp/audit.jsonl"
+
+[task]
+name = "t/topology"
+instruction = "Repair the proxy."
+
+[environment]
+workdir = "/workspace"
+network_mode = "no-network"
+
+[[environment.mcp_servers]]
+name = "monitoring"
+transport = "streamable-http"
+url = "http://127.0.0.1:8765/mcp"
+
+[verifier]
+environment_mode = "separate"
+
+[[verifier.checks]]
+kind = "call_budget"
+max_calls = 5
+
+[[artifacts]]
+source = "/var/log/topology-mcp/audit.jsonl"
+destination = "evidence/mcp-audit.jsonl"
+service = "monitor-mcp"
+
+[compose.main]
+base_image = "{PINNED}"
+volumes = ["proxy-conf:/srv/proxy-conf"]
+
+{services}
+"#
+    )
+}
+
+const PROXY: &str = r#"
+[[compose.services]]
+name = "proxy"
+build = "proxy"
+build_files = "task/proxy"
+base_image = "debian:bookworm-slim@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+ports = [8080]
+volumes = ["proxy-conf:/etc/nginx/conf.d"]
+healthcheck = { command = "nginx -t", interval = "1s" }
+"#;
+
+fn scratch_with_files() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("harness-codegen-services-")
+        .tempdir()
+        .unwrap();
+    let files = dir.path().join("task/proxy");
+    std::fs::create_dir_all(files.join("conf")).unwrap();
+    std::fs::write(
+        files.join("Dockerfile"),
+        "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        files.join("conf/upstream.conf"),
+        "upstream api { server 127.0.0.1:8001; }\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_shipped_build_context_with_base_image_volumes_and_healthcheck() {
+    let dir = scratch_with_files();
+    let artifacts = generate(&manifest(PROXY), dir.path(), &EmitOptions::default()).expect("valid");
+    assert_eq!(
+        artifacts
+            .get("bundle/environment/proxy/Dockerfile")
+            .map(String::as_str),
+        Some("ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\n")
+    );
+    assert_eq!(
+        artifacts
+            .get("bundle/environment/proxy/conf/upstream.conf")
+            .map(String::as_str),
+        Some("upstream api { server 127.0.0.1:8001; }\n")
+    );
+    let compose: Value =
+        serde_yaml_ng::from_str(&artifacts["bundle/environment/docker-compose.yaml"]).unwrap();
+    let proxy = &compose["services"]["proxy"];
+    assert_eq!(proxy["build"]["context"], Value::from("./proxy"));
+    assert_eq!(
+        proxy["build"]["args"]["BASE_IMAGE"],
+        Value::from(format!("${{HARNESS_PROXY_BASE_IMAGE:-{PINNED}}}"))
+    );
+    assert_eq!(
+        proxy["volumes"][0],
+        Value::from("proxy-conf:/etc/nginx/conf.d")
+    );
+    assert_eq!(proxy["healthcheck"]["test"][0], Value::from("CMD-SHELL"));
+    assert_eq!(proxy["healthcheck"]["test"][1], Value::from("nginx -t"));
+    assert_eq!(proxy["healthcheck"]["interval"], Value::from("1s"));
+    let main = &compose["services"]["main"];
+    assert_eq!(
+        main["volumes"][0],
+        Value::from("proxy-conf:/srv/proxy-conf")
+    );
+    assert_eq!(
+        main["depends_on"]["proxy"]["condition"],
+        Value::from("service_healthy")
+    );
+    assert!(compose["volumes"]["proxy-conf"].is_mapping(), "{compose:?}");
+}
+
+#[test]
+fn every_shipped_file_is_an_input() {
+    let dir = scratch_with_files();
+    std::fs::write(dir.path().join("harness.toml"), manifest(PROXY)).unwrap();
+    let out = dir.path().join("out");
+    let built = Builder::new(dir.path(), "harness.toml", &out)
+        .check_bodies(false)
+        .build()
+        .expect("valid");
+    for file in ["task/proxy/Dockerfile", "task/proxy/conf/upstream.conf"] {
+        assert!(
+            built.inputs.contains(&dir.path().join(file)),
+            "{file} not among {:?}",
+            built.inputs
+        );
+    }
+}
+
+#[test]
+fn bad_service_tables_are_refused_and_located() {
+    let dir = scratch_with_files();
+    let bad = r#"
+[[compose.services]]
+name = "proxy"
+build_files = "task/proxy"
+volumes = ["/etc/host:/etc/nginx"]
+
+[[compose.services]]
+name = "db"
+image = "postgres@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+base_image = "debian@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+
+[[compose.services]]
+name = "cache"
+build = "cache"
+build_files = "task/missing"
+"#;
+    let errors =
+        generate(&manifest(bad), dir.path(), &EmitOptions::default()).expect_err("refused");
+    let text = errors.render_plain();
+    for expected in [
+        "build_files needs build",
+        "`/etc/host:/etc/nginx` is not a named volume mount",
+        "base_image applies to a shipped Dockerfile",
+        "cannot read",
+    ] {
+        assert!(
+            text.contains(expected),
+            "{expected:?} missing from:\n{text}"
+        );
+    }
+    assert!(errors.locations().iter().all(Option::is_some), "{text}");
+    assert!(!Path::new(&dir.path().join("out")).exists());
+}
