@@ -13,11 +13,9 @@ use crate::manifest::{self, Manifest, Role};
 use crate::manifest_path::ManifestPath;
 use crate::model::arguments::fields;
 use crate::model::guards::is_uri_scheme;
+use crate::model::input_files::{read_bytes, read_text};
 use crate::model::names::{TypeNames, rust_names};
 use crate::model::types::{FieldModel, Presence, TypeModel};
-
-/// The largest file a resource or prompt may embed: the binary carries it.
-const MAX_EMBEDDED_BYTES: usize = 16 * 1024 * 1024;
 
 /// Everything besides tools, validated.
 #[derive(Debug, Clone, Default)]
@@ -151,42 +149,6 @@ fn is_text_mime(mime: &str) -> bool {
         || mime.ends_with("+xml")
 }
 
-fn read_file(
-    base_dir: &Path,
-    file: &str,
-    path: &ManifestPath,
-    inputs: &mut Vec<PathBuf>,
-    errors: &ErrorSink<'_>,
-) -> Option<Vec<u8>> {
-    let full = base_dir.join(file);
-    inputs.push(full.clone());
-    match std::fs::read(&full) {
-        Ok(bytes) if bytes.len() <= MAX_EMBEDDED_BYTES => Some(bytes),
-        Ok(bytes) => {
-            errors.report(
-                Diagnostic::value(
-                    path.clone(),
-                    format!(
-                        "{file} is {} bytes, over the {MAX_EMBEDDED_BYTES} a server may embed",
-                        bytes.len()
-                    ),
-                )
-                .label("too large")
-                .help("serve large content from a resource template body instead"),
-            );
-            None
-        }
-        Err(error) => {
-            errors.report(
-                Diagnostic::value(path.clone(), format!("cannot read {file}: {error}"))
-                    .label("unreadable")
-                    .help("paths are relative to the manifest's directory"),
-            );
-            None
-        }
-    }
-}
-
 fn check_uri(uri: &str, path: &ManifestPath, errors: &ErrorSink<'_>) {
     let scheme_ok = uri
         .split_once(':')
@@ -240,7 +202,7 @@ pub(crate) fn build(
         );
         let content = match (&resource.text, &resource.file) {
             (Some(text), None) => Some(ContentModel::Text(text.clone())),
-            (None, Some(file)) => read_file(base_dir, file, &path.key("file"), inputs, errors).and_then(|bytes| {
+            (None, Some(file)) => read_bytes(base_dir, file, &path.key("file"), inputs, errors).and_then(|bytes| {
                 if is_text_mime(&resource.mime_type) {
                     match String::from_utf8(bytes) {
                         Ok(text) => Some(ContentModel::Text(text)),
@@ -498,19 +460,11 @@ fn prompt(
         if let Some(text) = &message.text {
             messages.push(MessageModel::Text(role, text.clone()));
         } else if let Some(file) = &message.template {
-            let Some(bytes) = read_file(base_dir, file, &at.key("template"), inputs, errors) else {
-                continue;
-            };
-            match std::string::String::from_utf8(bytes) {
-                Ok(text) => messages.push(MessageModel::Text(role, text)),
-                Err(_) => errors.report(
-                    Diagnostic::value(at.key("template"), format!("{file} is not UTF-8 text"))
-                        .label("not text")
-                        .help("a template is a text file"),
-                ),
+            if let Some(text) = read_text(base_dir, file, &at.key("template"), inputs, errors) {
+                messages.push(MessageModel::Text(role, text));
             }
         } else if let Some(image) = &message.image {
-            if let Some(bytes) = read_file(
+            if let Some(bytes) = read_bytes(
                 base_dir,
                 &image.file,
                 &at.key("image").key("file"),

@@ -16,6 +16,7 @@ pub mod bundle;
 pub mod catalog;
 mod constraints;
 pub mod guards;
+pub(crate) mod input_files;
 mod names;
 pub mod server;
 pub mod tools;

@@ -14,6 +14,7 @@ use crate::manifest::Manifest;
 use crate::manifest::bundle::{Artifact, NetworkMode, Sidecar, Skill, Task, Verifier};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::decisions::SkillModel;
+use crate::model::input_files::read_text;
 
 static TASK_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$").expect("valid")
@@ -47,7 +48,7 @@ pub(crate) fn instruction(
     let path = ManifestPath::root().key("task");
     match (&task.instruction, &task.instruction_file) {
         (Some(text), None) => Some(text.clone()),
-        (None, Some(file)) => read_input(
+        (None, Some(file)) => read_text(
             base_dir,
             file,
             &path.key("instruction_file"),
@@ -72,28 +73,6 @@ pub(crate) fn instruction(
                     .help(
                         "add instruction = \"...\" or instruction_file = \"task/instruction.md\"",
                     ),
-            );
-            None
-        }
-    }
-}
-
-fn read_input(
-    base_dir: &Path,
-    file: &str,
-    path: &ManifestPath,
-    inputs: &mut Vec<PathBuf>,
-    errors: &ErrorSink<'_>,
-) -> Option<String> {
-    let full = base_dir.join(file);
-    inputs.push(full.clone());
-    match std::fs::read_to_string(&full) {
-        Ok(text) => Some(text),
-        Err(error) => {
-            errors.report(
-                Diagnostic::value(path.clone(), format!("cannot read {file}: {error}"))
-                    .label("unreadable")
-                    .help("paths are relative to the manifest's directory"),
             );
             None
         }
@@ -174,7 +153,7 @@ pub(crate) fn skills(
                 .help("use lowercase letters, digits and `-`, e.g. \"incident-triage\""),
             );
         }
-        if let Some(body) = read_input(
+        if let Some(body) = read_text(
             base_dir,
             &skill.body_file,
             &path.key("body_file"),
