@@ -39,6 +39,18 @@ pub(crate) fn describe(answer: &harness_runtime::input::ElicitAnswer) -> String 
     }
 }
 
+/// The confirmation the request-state tools ask for, in one round and with its state.
+pub(crate) async fn confirm(
+    ctx: &harness_runtime::CallContext,
+) -> Result<harness_runtime::content::Content, harness_runtime::ToolError> {
+    let form = form(
+        serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
+    );
+    let question = harness_runtime::input::Elicitation::new("Please confirm", form);
+    let answer = ctx.elicit("confirm", &question).await?;
+    Ok(harness_runtime::content::Content::new().text(format!("state-ok: {}", describe(&answer))))
+}
+
 /// A 1x1 PNG.
 pub(crate) const PIXEL_PNG: &[u8] = include_bytes!("../../fixtures/pixel.png");
 

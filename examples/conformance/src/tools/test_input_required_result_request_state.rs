@@ -1,13 +1,12 @@
 //! Body of tool `test_input_required_result_request_state` (the conformance suite's fixture): a confirmation; the state the first round sealed comes back.
 
 use harness_runtime::content::Content;
-use harness_runtime::input::Elicitation;
 use harness_runtime::{CallContext, ToolError};
 
 use crate::generated::{
     TestInputRequiredResultRequestState, TestInputRequiredResultRequestStateArgs,
 };
-use crate::tools::{Toolbox, describe, form};
+use crate::tools::{Toolbox, confirm};
 
 impl TestInputRequiredResultRequestState for Toolbox {
     type Output = Content;
@@ -17,12 +16,6 @@ impl TestInputRequiredResultRequestState for Toolbox {
         _args: TestInputRequiredResultRequestStateArgs,
         ctx: CallContext,
     ) -> Result<Content, ToolError> {
-        let form = form(
-            serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
-        );
-        let answer = ctx
-            .elicit("confirm", &Elicitation::new("Please confirm", form))
-            .await?;
-        Ok(Content::new().text(format!("state-ok: {}", describe(&answer))))
+        confirm(&ctx).await
     }
 }

@@ -1,13 +1,12 @@
 //! Body of tool `test_input_required_result_tampered_state` (the conformance suite's fixture): a confirmation; a tampered state never opens.
 
 use harness_runtime::content::Content;
-use harness_runtime::input::Elicitation;
 use harness_runtime::{CallContext, ToolError};
 
 use crate::generated::{
     TestInputRequiredResultTamperedState, TestInputRequiredResultTamperedStateArgs,
 };
-use crate::tools::{Toolbox, describe, form};
+use crate::tools::{Toolbox, confirm};
 
 impl TestInputRequiredResultTamperedState for Toolbox {
     type Output = Content;
@@ -17,12 +16,6 @@ impl TestInputRequiredResultTamperedState for Toolbox {
         _args: TestInputRequiredResultTamperedStateArgs,
         ctx: CallContext,
     ) -> Result<Content, ToolError> {
-        let form = form(
-            serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
-        );
-        let answer = ctx
-            .elicit("confirm", &Elicitation::new("Please confirm", form))
-            .await?;
-        Ok(Content::new().text(format!("state-ok: {}", describe(&answer))))
+        confirm(&ctx).await
     }
 }
