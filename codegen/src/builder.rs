@@ -261,7 +261,7 @@ impl Builder {
                 let modules: Vec<&str> = model
                     .tools
                     .iter()
-                    .filter(|tool| tool.builtin.is_none())
+                    .filter(|tool| tool.has_user_body())
                     .map(|tool| tool.module.as_str())
                     .collect();
                 let undeclared = crate::scaffold::undeclared_modules(&text, &modules);
@@ -284,7 +284,7 @@ pub fn missing_bodies(model: &Model, package_root: &Path, tools_dir: &str) -> Ve
     model
         .tools
         .iter()
-        .filter(|tool| tool.builtin.is_none())
+        .filter(|tool| tool.has_user_body())
         .map(|tool| MissingBody {
             tool: tool.name.clone(),
             file: Path::new(tools_dir).join(format!("{}.rs", tool.module)),

@@ -40,7 +40,7 @@ pub fn scaffold(model: &Model, tools_dir: &Path) -> io::Result<Vec<Scaffolded>> 
 }
 
 fn user_tools(model: &Model) -> impl Iterator<Item = &ToolModel> {
-    model.tools.iter().filter(|tool| tool.builtin.is_none())
+    model.tools.iter().filter(|tool| tool.has_user_body())
 }
 
 /// The tool modules `mod_rs` (its text) does not declare; none when it uses the generated

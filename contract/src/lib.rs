@@ -1,6 +1,7 @@
 //! What the generator (harness-codegen) and the code it generates (through harness-runtime)
 //! must agree on, defined once: the manifest's enums, the transport defaults, the audit record's
-//! fields and outcome names, and the digest the audit and the verifier both compute.
+//! fields and outcome names, the digest the audit and the verifier both compute, and the
+//! digest of a pinned upstream tool.
 //!
 //! The generator emits paths such as `rt::TransportKind::Sse`; [`ContractEnum`] names the type
 //! and variant so no emitter keeps its own copy of a mapping.
@@ -10,6 +11,7 @@ pub mod digest;
 mod enums;
 pub mod guards;
 pub mod transport;
+pub mod upstream;
 pub mod verifier;
 
 pub use audit::{FsyncPolicy, HarnessOutcome, RECORD_FIELDS};
@@ -17,4 +19,5 @@ pub use digest::{args_sha256, canonical_json, sha256_hex};
 pub use enums::{ContractEnum, UnknownName};
 pub use guards::{RateLimitBackend, StoreUnreachable, TabularAction};
 pub use transport::TransportKind;
+pub use upstream::{OnDrift, UpstreamTransport, definition_sha256};
 pub use verifier::FieldType;

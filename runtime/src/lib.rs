@@ -23,7 +23,10 @@
 //! - [`verify`]: the strict verifier that reads the audit log and the state file back.
 //! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the stateless fast path and
 //!   the duplicate-key check on raw messages.
-//! - [`pipeline::codes`]: the error codes the harness itself answers with.
+//! - [`pipeline::codes`]: the error codes the harness itself answers with;
+//!   [`upstream::codes`]: the gateway's.
+//! - [`upstream`]: the gateway ([`upstream::Upstreams`]): tools served by existing MCP
+//!   servers, pinned, supervised and guarded.
 //!
 //! Everything else is internal. Generated code reaches the runtime through one hidden facade
 //! with absolute paths, as tonic's `codegen` module does.
@@ -45,6 +48,7 @@ pub mod spec;
 mod telemetry;
 mod trace;
 pub mod transport;
+pub mod upstream;
 pub mod validate;
 pub mod verify;
 
@@ -109,10 +113,11 @@ pub mod __private {
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{
-        AnnotationSpec, BundleFile, BundleSpec, GuardSpec, RateLimitBackend, RateLimitSpec,
-        RateLimitStoreSpec, ServerSpec, StoreUnreachable, TabularAction, TabularSpec, ToolSpec,
-        TransportKind, TransportSpec,
+        AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, PinSpec,
+        RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, ServerSpec, StoreUnreachable,
+        TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec, UpstreamSpec,
     };
+    pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;
     pub use crate::validate::{
         ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, StringRules, array,

@@ -7,6 +7,7 @@ use rmcp::model::{CallToolResponse, ErrorData, Tool};
 use crate::pipeline::Pipeline;
 use crate::pipeline::call::Call;
 use crate::spec::{BundleSpec, ServerSpec, ToolSpec};
+use crate::upstream::Upstreams;
 use crate::verify::VerifierSpec;
 
 /// What the CLI needs from a generated server.
@@ -30,4 +31,9 @@ pub trait GeneratedServer: ServerHandler + Clone {
         name: &str,
         call: Call,
     ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send;
+    /// The upstream MCP servers its gateway tools call (none for a server without
+    /// `[[upstreams]]`).
+    fn upstreams(&self) -> Option<std::sync::Arc<Upstreams>> {
+        None
+    }
 }

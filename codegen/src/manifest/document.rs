@@ -7,6 +7,7 @@ use crate::manifest::bundle;
 use crate::manifest::resources::{Caching, Prompt, Resource, ResourceTemplate};
 use crate::manifest::server::{Audit, RateLimitStore, Server, Transport};
 use crate::manifest::tools::{Defaults, Tool};
+use crate::manifest::upstreams::Upstream;
 
 /// harness.toml: one hardened MCP tool server and everything around it.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -29,6 +30,9 @@ pub struct Manifest {
     /// The tools the server publishes, in `tools/list` order.
     #[serde(default)]
     pub tools: Vec<Tool>,
+    /// Existing MCP servers the gateway guards; tools with `upstream = "NAME"` call them.
+    #[serde(default)]
+    pub upstreams: Vec<Upstream>,
     /// Static resources, in `resources/list` order.
     #[serde(default)]
     pub resources: Vec<Resource>,

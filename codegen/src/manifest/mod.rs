@@ -5,7 +5,7 @@
 //! the JSON Schema still says `additionalProperties: false` for editors.
 //!
 //! One file per concern (this file only declares and re-exports): `document` (the whole
-//! manifest), `server` (the server-wide tables), `tools`, [`bundle`] (the Harbor task),
+//! manifest), `server` (the server-wide tables), `tools`, `upstreams` (the gateway's), [`bundle`] (the Harbor task),
 //! `parse`, `unknown_keys` and `schema`.
 
 pub mod bundle;
@@ -16,9 +16,11 @@ mod schema;
 mod server;
 mod tools;
 mod unknown_keys;
+mod upstreams;
 
 pub use harness_contract::{
-    FsyncPolicy, RateLimitBackend, StoreUnreachable, TabularAction, TransportKind,
+    FsyncPolicy, OnDrift, RateLimitBackend, StoreUnreachable, TabularAction, TransportKind,
+    UpstreamTransport,
 };
 
 pub use document::Manifest;
@@ -33,3 +35,4 @@ pub use server::{Audit, AuditField, RateLimitStore, Server, Transport};
 pub use tools::{
     Annotations, ArgType, Argument, Defaults, Guards, Items, Number, RateLimit, Tabular, Tool,
 };
+pub use upstreams::{Restart, Upstream};

@@ -92,6 +92,15 @@ pub struct Tool {
     /// The tool's arguments, in order.
     #[serde(default)]
     pub arguments: Vec<Argument>,
+    /// The `[[upstreams]]` entry that serves this tool (it then has no body of its own).
+    pub upstream: Option<String>,
+    /// The upstream's own name for the tool, where the manifest renames or namespaces it
+    /// (default: `name`).
+    pub upstream_tool: Option<String>,
+    /// sha256 of the upstream definition this tool was pinned from (`harness-codegen import`
+    /// writes it): the canonical JSON of its name, description, input and output schema and
+    /// annotations.
+    pub pin_sha256: Option<String>,
 }
 
 /// MCP tool annotations.

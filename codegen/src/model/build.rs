@@ -14,6 +14,7 @@ use crate::model::guards::{GuardDefaults, RateLimitStoreModel, check_guards, rat
 use crate::model::names::TypeNames;
 use crate::model::server::{AuditModel, ServerModel, TransportModel, audit, server, transport};
 use crate::model::tools::{Builtin, ToolModel, builtin_tool, check_builtin_clashes, tools};
+use crate::model::upstreams::{UpstreamModel, upstreams};
 use crate::model::value::toml_to_json;
 use crate::model::verifier::{self, VerifierModel};
 
@@ -30,6 +31,8 @@ pub struct Model {
     pub rate_limit_store: RateLimitStoreModel,
     /// `[[tools]]` in manifest order, then the built-in tools when registered.
     pub tools: Vec<ToolModel>,
+    /// `[[upstreams]]`, in manifest order.
+    pub upstreams: Vec<UpstreamModel>,
     /// Resources, templates and prompts.
     pub catalog: CatalogModel,
     /// The guards on resource and prompt output: `[defaults.guards]` resolved.
@@ -82,7 +85,14 @@ pub fn build(
         resource_schemes: catalog.schemes(),
     };
     let catalog_guards = defaults.resolve(&Guards::default());
-    let mut tools = tools(&manifest.tools, &defaults, &mut type_names, &errors);
+    let upstreams = upstreams(manifest, &errors);
+    let mut tools = tools(
+        &manifest.tools,
+        &manifest.upstreams,
+        &defaults,
+        &mut type_names,
+        &errors,
+    );
     if manifest.server.register_builtins {
         let guards = defaults.resolve(&Guards::default());
         check_builtin_clashes(&manifest.tools, &errors);
@@ -105,6 +115,7 @@ pub fn build(
         audit,
         rate_limit_store,
         tools,
+        upstreams,
         catalog,
         catalog_guards,
         manifest_sha256: content_digest(manifest_text),

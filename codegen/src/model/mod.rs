@@ -6,7 +6,7 @@
 //! [`server`] (`[server]`, `[transport]`, `[audit]`), [`guards`], [`tools`] (tools and the
 //! built-ins), `arguments` (fields, enums, arrays, objects and defaults), `bounds` (the scalar
 //! types' constraints), [`types`] (what a validated argument is), [`value`] (defaults as
-//! JSON), [`bundle`] (the Harbor task) and [`verifier`], run in order by `build`. Every check
+//! JSON), [`upstreams`] (the gateway's), [`bundle`] (the Harbor task) and [`verifier`], run in order by `build`. Every check
 //! reports into an error sink (see `crate::error_sink`).
 
 mod arguments;
@@ -21,6 +21,7 @@ mod names;
 pub mod server;
 pub mod tools;
 pub mod types;
+pub mod upstreams;
 pub mod value;
 pub mod verifier;
 
@@ -34,4 +35,5 @@ pub use guards::{
 pub use server::{AuditModel, ServerModel, TransportModel};
 pub use tools::{Annotations, Builtin, ToolModel};
 pub use types::{FieldModel, IntRepr, Presence, TypeModel};
+pub use upstreams::{EndpointModel, UpstreamBinding, UpstreamModel};
 pub use value::check_value;

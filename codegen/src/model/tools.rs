@@ -12,6 +12,7 @@ use crate::model::arguments::fields;
 use crate::model::guards::{GuardDefaults, GuardPolicy, check_guards};
 use crate::model::names::{TypeNames, rust_names};
 use crate::model::types::FieldModel;
+use crate::model::upstreams::{UpstreamBinding, binding};
 
 /// The built-in tools `register_builtins` adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,16 @@ pub struct ToolModel {
     pub guards: GuardPolicy,
     /// Set for a built-in tool, whose body lives in harness-runtime.
     pub builtin: Option<Builtin>,
+    /// Set for a tool an upstream serves (the gateway): it has no body of its own.
+    pub upstream: Option<UpstreamBinding>,
+}
+
+impl ToolModel {
+    /// Whether the tool's body is the user's (`src/tools/<module>.rs`): neither built in nor
+    /// served by an upstream.
+    pub fn has_user_body(&self) -> bool {
+        self.builtin.is_none() && self.upstream.is_none()
+    }
 }
 
 /// MCP tool annotations as the manifest states them (hints, not permissions).
@@ -90,6 +101,7 @@ pub struct Annotations {
 /// guards.
 pub(crate) fn tools(
     tools: &[manifest::Tool],
+    upstreams: &[manifest::Upstream],
     defaults: &GuardDefaults<'_>,
     type_names: &mut TypeNames<'_>,
     errors: &ErrorSink<'_>,
@@ -124,7 +136,9 @@ pub(crate) fn tools(
         }
         check_guards(&tool.guards, &path.key("guards"), errors);
         let seen = &mut seen_modules;
-        if let Some(model) = tool_model(tool, &path, seen, defaults, type_names, errors) {
+        let bound = binding(tool, &path, upstreams, errors);
+        if let Some(mut model) = tool_model(tool, &path, seen, defaults, type_names, errors) {
+            model.upstream = bound;
             models.push(model);
         }
     }
@@ -204,6 +218,7 @@ fn tool_model(
         args: args?,
         guards: defaults.resolve(&tool.guards),
         builtin: None,
+        upstream: None,
     })
 }
 
@@ -259,5 +274,6 @@ pub(crate) fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel 
         args: Vec::new(),
         guards: guards.clone(),
         builtin: Some(builtin),
+        upstream: None,
     }
 }

@@ -360,7 +360,11 @@ fn serve<S: GeneratedServer>(
             bind,
         )?),
         TransportKind::Sse => Some(http_options(transport_spec, HttpTransport::Sse, bind)?),
-    };
+    }
+    .map(|mut options| {
+        options.upstreams = server.upstreams();
+        options
+    });
     // The audit file exists before the first request can arrive: "never called" must leave
     // an empty file, and a server that cannot audit must not serve.
     let audit_path = audit_path.unwrap_or_else(|| local_audit_path(spec.name));
@@ -379,6 +383,9 @@ fn serve<S: GeneratedServer>(
         "starting"
     );
     let served = runtime.block_on(async {
+        if let Some(upstreams) = server.upstreams() {
+            upstreams.start().await;
+        }
         match http {
             None => serve_stdio(server.clone()).await.map_err(CliError::from),
             Some(options) => {

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::content::{Block, Content};
 use crate::guards::chars;
+use crate::upstream::Reply;
 
 /// The reply for a successful call, with the char cap applied: a JSON object becomes
 /// structuredContent (and the same JSON as text); a string becomes plain text; anything
@@ -66,8 +67,8 @@ pub(crate) enum Output {
     Json(Value),
 }
 
-/// The output as blocks or JSON. A body that returns [`Content`] or a `serde_json::Value`
-/// hands it over as is: `serde_json::to_value` would rebuild a value node by node, which for
+/// The output as blocks or JSON. A body that returns [`Content`], an upstream's [`Reply`] or
+/// a `serde_json::Value` hands it over as is: `serde_json::to_value` would rebuild a value node by node, which for
 /// a 1,000-row table cost more than every guard together.
 pub(crate) fn output_of<O: Serialize + 'static>(output: O) -> Result<Output, serde_json::Error> {
     let mut slot = Some(output);
@@ -80,6 +81,12 @@ pub(crate) fn output_of<O: Serialize + 'static>(output: O) -> Result<Output, ser
     if let Some(content) = any.downcast_mut::<Option<Content>>() {
         let content = content.take().expect("the slot was just filled");
         return Ok(Output::Blocks(content.into_blocks()));
+    }
+    if let Some(reply) = any.downcast_mut::<Option<Reply>>() {
+        return Ok(match reply.take().expect("the slot was just filled") {
+            Reply::Json(value) => Output::Json(value),
+            Reply::Blocks(content) => Output::Blocks(content.into_blocks()),
+        });
     }
     serde_json::to_value(slot.take().expect("the slot was just filled")).map(Output::Json)
 }

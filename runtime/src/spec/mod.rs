@@ -4,8 +4,10 @@
 
 pub mod catalog;
 mod guards;
+mod upstream;
 
 pub use self::guards::{GuardSpec, RateLimitSpec, TabularSpec};
+pub use self::upstream::{EndpointSpec, OnDrift, PinSpec, UpstreamSpec};
 
 use std::sync::Arc;
 

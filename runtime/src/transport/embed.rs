@@ -65,7 +65,9 @@ pub fn router<S: GeneratedServer>(
         TransportKind::Sse => HttpTransport::Sse,
         TransportKind::StreamableHttp | TransportKind::Stdio => HttpTransport::StreamableHttp,
     };
-    let options = HttpOptions::from_manifest(spec.transport, kind)?;
+    let mut options = HttpOptions::from_manifest(spec.transport, kind)?;
+    // Upstreams connect on their first call here (the router is built outside the runtime).
+    options.upstreams = server.upstreams();
     server.pipeline().check_setup()?;
     let audit = AuditLog::open(audit_path, spec.audit)?;
     server

@@ -19,6 +19,7 @@ use crate::transport::error::ServeError;
 use crate::transport::fast_path::StatelessAnswer;
 use crate::transport::in_flight::{InFlight, Tracked, count_posts};
 use crate::transport::security::{HttpSecurity, enforce};
+use crate::upstream::Upstreams;
 
 /// How long replies of calls that just finished get to reach their streams at shutdown.
 const REPLY_FLUSH: Duration = Duration::from_millis(250);
@@ -53,6 +54,8 @@ pub struct HttpOptions {
     pub security: HttpSecurity,
     /// Time in-flight calls get after a shutdown signal.
     pub shutdown_grace: Duration,
+    /// The gateway's upstreams, whose state `/health` reports (503 while one is down).
+    pub upstreams: Option<Arc<Upstreams>>,
 }
 
 /// The manifest turns auth on but the token's variable is unset or empty.
@@ -90,6 +93,7 @@ impl HttpOptions {
                 token,
             },
             shutdown_grace: Duration::from_secs(transport.shutdown_grace_seconds),
+            upstreams: None,
         })
     }
 }
@@ -157,12 +161,30 @@ fn http_router_counted<H: ServerHandler + Clone>(
     let mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {
         enforce(Arc::clone(&security), request, next)
     }));
+    let upstreams = options.upstreams.clone();
     Router::new()
-        .route(
-            &options.health_path,
-            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
-        )
+        .route(&options.health_path, get(move || health(upstreams.clone())))
         .merge(mcp)
+}
+
+/// `GET health_path`: `{"status":"ok"}`; with upstreams, their states too, and 503 with
+/// `"status":"degraded"` while one is not connected.
+async fn health(upstreams: Option<Arc<Upstreams>>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let Some(upstreams) = upstreams else {
+        return axum::Json(serde_json::json!({"status": "ok"})).into_response();
+    };
+    let up = upstreams.all_up();
+    let body = serde_json::json!({
+        "status": if up { "ok" } else { "degraded" },
+        "upstreams": upstreams.health(),
+    });
+    let status = if up {
+        axum::http::StatusCode::OK
+    } else {
+        axum::http::StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, axum::Json(body)).into_response()
 }
 
 /// Serves HTTP on `bind` until SIGINT or SIGTERM. Then it stops accepting connections, waits

@@ -1,5 +1,5 @@
 //! The generated Rust module, one file per part: [`specs`] (the spec constants), [`types`]
-//! (argument types and validators), [`server`] (body traits and the rmcp handler), and
+//! (argument types and validators), [`server`] (body traits and the rmcp handler), `upstreams` (the gateway's specs and bodies), and
 //! [`format`] (prettyplease, the `@generated` header, blank lines between items);
 //! `server_module` puts them in order and `tokens` holds the token builders they share.
 
@@ -11,5 +11,6 @@ mod server_module;
 mod specs;
 mod tokens;
 mod types;
+mod upstreams;
 
 pub use server_module::server_module;

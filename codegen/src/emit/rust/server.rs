@@ -48,7 +48,7 @@ pub(crate) fn tools_trait(model: &Model) -> TokenStream {
     let bounds: Vec<_> = model
         .tools
         .iter()
-        .filter(|tool| tool.builtin.is_none())
+        .filter(|tool| tool.has_user_body())
         .map(|tool| format_ident!("{}", tool.trait_name))
         .chain(
             model
@@ -84,6 +84,9 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                 Some(Builtin::Diagnostics) => {
                     quote!(|_: #rt::NoArguments, _| #rt::builtins::diagnostics(&self.pipeline))
                 }
+                None if let Some(binding) = &tool.upstream => {
+                    crate::emit::rust::upstreams::upstream_body(model, tool, binding)
+                }
                 None => {
                     let trait_name = format_ident!("{}", tool.trait_name);
                     let method = to_ident(&tool.module);
@@ -110,6 +113,14 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
         }
     };
     let catalog_methods = crate::emit::rust::catalog::handler_methods(model);
+    let gateway = Gateway::of(model);
+    let Gateway {
+        field,
+        clone,
+        init,
+        accessor,
+        visible,
+    } = &gateway;
     quote! {
         /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
         pub struct Harness<T> {
@@ -117,6 +128,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
             definitions: Arc<[#rt::rmcp::model::Tool]>,
             pipeline: Arc<#rt::Pipeline>,
             log_level: #rt::SessionLogLevel,
+            #field
         }
 
         impl<T> Clone for Harness<T> {
@@ -126,6 +138,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                     definitions: Arc::clone(&self.definitions),
                     pipeline: Arc::clone(&self.pipeline),
                     log_level: self.log_level.clone(),
+                    #clone
                 }
             }
         }
@@ -138,6 +151,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                     definitions: TOOLS.iter().map(#rt::ToolSpec::to_tool).collect(),
                     pipeline: Arc::new(#rt::Pipeline::new(&SERVER, TOOLS)),
                     log_level: #rt::SessionLogLevel::default(),
+                    #init
                 }
             }
 
@@ -173,6 +187,8 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                 &self.definitions
             }
 
+            #accessor
+
             async fn dispatch(
                 &self,
                 name: &str,
@@ -192,7 +208,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                 _request: Option<#rt::rmcp::model::PaginatedRequestParams>,
                 _context: #rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>,
             ) -> Result<#rt::rmcp::model::ListToolsResult, #rt::rmcp::model::ErrorData> {
-                Ok(self.pipeline.list_tools(&self.definitions))
+                #visible
             }
 
             async fn call_tool(
@@ -219,11 +235,50 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
     }
 }
 
+/// What a gateway (a manifest with `[[upstreams]]`) adds to the handler; empty otherwise, so
+/// a server without upstreams is generated as before.
+struct Gateway {
+    field: TokenStream,
+    clone: TokenStream,
+    init: TokenStream,
+    accessor: TokenStream,
+    visible: TokenStream,
+}
+
+impl Gateway {
+    fn of(model: &Model) -> Self {
+        let rt = rt();
+        if model.upstreams.is_empty() {
+            return Self {
+                field: TokenStream::new(),
+                clone: TokenStream::new(),
+                init: TokenStream::new(),
+                accessor: TokenStream::new(),
+                visible: quote!(Ok(self.pipeline.list_tools(&self.definitions))),
+            };
+        }
+        Self {
+            field: quote!(upstreams: Arc<#rt::Upstreams>,),
+            clone: quote!(upstreams: Arc::clone(&self.upstreams),),
+            init: quote!(upstreams: Arc::new(#rt::Upstreams::new(UPSTREAMS)),),
+            accessor: quote! {
+                fn upstreams(&self) -> Option<Arc<#rt::Upstreams>> {
+                    Some(Arc::clone(&self.upstreams))
+                }
+            },
+            // A tool whose upstream drifted with `on_drift = "drop"` is not listed.
+            visible: quote!(Ok(self
+                .pipeline
+                .list_tools(&self.upstreams.visible(&self.definitions)))),
+        }
+    }
+}
+
 pub(crate) fn tool_modules(model: &Model) -> TokenStream {
     let modules = model
         .tools
         .iter()
-        .filter(|tool| tool.builtin.is_none())
+        .filter(|tool| tool.has_user_body())
         .map(|tool| to_ident(&tool.module));
     quote! {
         /// Declares one module per tool (`src/tools/<tool>.rs`); invoke it in `src/tools/mod.rs`.

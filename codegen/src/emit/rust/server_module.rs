@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::emit::options::EmitOptions;
-use crate::emit::rust::{catalog, server, specs, types};
+use crate::emit::rust::{catalog, server, specs, types, upstreams};
 use crate::model::Model;
 
 /// The whole generated module (not yet formatted).
@@ -15,9 +15,19 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
     let bundle = specs::bundle_spec(model, bundle_paths, &options.out_prefix);
     let verifier = specs::verifier_spec(model);
     let server_spec = specs::server_spec(model);
-    let user_tools = || model.tools.iter().filter(|tool| tool.builtin.is_none());
-    let types = user_tools().map(types::tool_types);
-    let traits = user_tools().map(|tool| server::body_trait(tool, tools_dir));
+    let upstream_specs = upstreams::upstream_specs(model);
+    // Upstream tools have argument types (validated before the upstream sees them) but no
+    // body trait.
+    let types = model
+        .tools
+        .iter()
+        .filter(|tool| tool.builtin.is_none())
+        .map(types::tool_types);
+    let traits = model
+        .tools
+        .iter()
+        .filter(|tool| tool.has_user_body())
+        .map(|tool| server::body_trait(tool, tools_dir));
     let catalog_types = catalog::catalog_types(model);
     let template_traits = model.catalog.templates.iter().map(catalog::template_trait);
     let tools_bound = server::tools_trait(model);
@@ -28,6 +38,7 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
         use ::std::sync::Arc;
 
         #server_spec
+        #upstream_specs
         #bundle
         #verifier
         #(#types)*

@@ -1,0 +1,57 @@
+//! The manifest's `[[upstreams]]` and the pins of the tools they serve, as generated code
+//! states them.
+
+pub use harness_contract::OnDrift;
+
+/// One upstream MCP server the gateway guards.
+#[derive(Debug, Clone, Copy)]
+pub struct UpstreamSpec {
+    /// Its name in the manifest (tools say `upstream = "NAME"`).
+    pub name: &'static str,
+    /// How it is reached.
+    pub endpoint: EndpointSpec,
+    /// Time limit for connecting, and for each call a tool's own timeout does not bound.
+    pub timeout_ms: u64,
+    /// Restarts in a row before a stdio child stays down.
+    pub max_restarts: u32,
+    /// First wait before a restart (doubled each time, at most 30 s).
+    pub backoff_ms: u64,
+    /// What a changed pinned definition does.
+    pub on_drift: OnDrift,
+    /// The tools it serves, each pinned.
+    pub pins: &'static [PinSpec],
+}
+
+/// Where an upstream is.
+#[derive(Debug, Clone, Copy)]
+pub enum EndpointSpec {
+    /// A child process speaking MCP on stdin and stdout.
+    Stdio {
+        /// The program (looked up on `PATH`).
+        command: &'static str,
+        /// Its arguments.
+        args: &'static [&'static str],
+        /// Its working directory (default: the server's).
+        cwd: Option<&'static str>,
+        /// Variables it receives from the server's environment, besides `PATH`.
+        env: &'static [&'static str],
+    },
+    /// A streamable HTTP endpoint.
+    StreamableHttp {
+        /// The MCP endpoint URL.
+        url: &'static str,
+        /// `(header, environment variable holding its value)`.
+        headers: &'static [(&'static str, &'static str)],
+    },
+}
+
+/// One tool an upstream serves, pinned to the digest of the definition it was imported from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PinSpec {
+    /// The tool's name as this server publishes it.
+    pub tool: &'static str,
+    /// The upstream's name for it.
+    pub remote_name: &'static str,
+    /// sha256 of the pinned definition ([`harness_contract::definition_sha256`]).
+    pub sha256: &'static str,
+}

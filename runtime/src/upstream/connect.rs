@@ -1,0 +1,138 @@
+//! Opening one connection to an upstream: a child process with only the environment the
+//! manifest allows, or a streamable HTTP client whose headers come from named variables;
+//! then MCP's `initialize`, within the upstream's time limit.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
+
+use crate::spec::{EndpointSpec, UpstreamSpec};
+use crate::upstream::handler::UpstreamHandler;
+
+/// A live connection: rmcp's client service over the upstream's transport.
+pub(crate) type Connection = RunningService<RoleClient, UpstreamHandler>;
+
+/// Why a connection could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ConnectError {
+    /// The child process did not start.
+    #[error("cannot start `{command}`: {source}")]
+    Spawn {
+        /// The program.
+        command: &'static str,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A header's variable is unset or not a valid header value.
+    #[error("header {header}: {reason}")]
+    Header {
+        /// The header.
+        header: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("HTTP client: {0}")]
+    Client(String),
+    /// `initialize` failed.
+    #[error("initialize failed: {0}")]
+    Initialize(String),
+    /// `initialize` took longer than the upstream's `timeout_ms`.
+    #[error("no answer to initialize within {0} ms")]
+    Timeout(u64),
+}
+
+/// Opens a connection to `spec` and initializes it.
+pub(crate) async fn connect(
+    spec: &'static UpstreamSpec,
+    handler: UpstreamHandler,
+) -> Result<Connection, ConnectError> {
+    let limit = Duration::from_millis(spec.timeout_ms);
+    let started = async {
+        match spec.endpoint {
+            EndpointSpec::Stdio {
+                command,
+                args,
+                cwd,
+                env,
+            } => {
+                let transport = child(command, args, cwd, env)?;
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|error| ConnectError::Initialize(error.to_string()))
+            }
+            EndpointSpec::StreamableHttp { url, headers } => {
+                let transport = http(url, headers)?;
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|error| ConnectError::Initialize(error.to_string()))
+            }
+        }
+    };
+    tokio::time::timeout(limit, started)
+        .await
+        .map_err(|_| ConnectError::Timeout(spec.timeout_ms))?
+}
+
+/// The child process: its environment cleared but for `PATH` and the allowed variables (the
+/// server's own secrets, such as its bearer token, never reach it), killed when the
+/// connection drops.
+fn child(
+    command: &'static str,
+    args: &'static [&'static str],
+    cwd: Option<&'static str>,
+    env: &'static [&'static str],
+) -> Result<TokioChildProcess, ConnectError> {
+    let mut process = tokio::process::Command::new(command);
+    process.args(args).env_clear().kill_on_drop(true);
+    for name in std::iter::once(&"PATH").chain(env) {
+        if let Some(value) = std::env::var_os(name) {
+            process.env(name, value);
+        }
+    }
+    if let Some(cwd) = cwd {
+        process.current_dir(cwd);
+    }
+    TokioChildProcess::new(process).map_err(|source| ConnectError::Spawn { command, source })
+}
+
+/// The streamable HTTP client, with each manifest header's value read from its variable now
+/// (a rotated secret is picked up on reconnect).
+fn http(
+    url: &'static str,
+    headers: &'static [(&'static str, &'static str)],
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectError> {
+    let mut custom = HashMap::new();
+    for &(header, variable) in headers {
+        let value = std::env::var(variable).map_err(|_| ConnectError::Header {
+            header,
+            reason: format!("variable {variable} is not set"),
+        })?;
+        let name = http::HeaderName::from_bytes(header.as_bytes()).map_err(|error| {
+            ConnectError::Header {
+                header,
+                reason: error.to_string(),
+            }
+        })?;
+        let mut value = http::HeaderValue::from_str(&value).map_err(|_| ConnectError::Header {
+            header,
+            reason: format!("the value of {variable} is not a valid header value"),
+        })?;
+        value.set_sensitive(true);
+        custom.insert(name, value);
+    }
+    // No redirects: a redirect could carry the headers to another host.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|error| ConnectError::Client(error.to_string()))?;
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}

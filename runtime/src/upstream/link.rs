@@ -1,0 +1,199 @@
+//! One upstream over time: its connection (up, down and why), the status of each pin, and
+//! the supervisor that connects, compares the pins, watches the connection, and restarts a
+//! child that exits, by the manifest's policy.
+
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use rmcp::service::{Peer, RoleClient};
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use crate::spec::{EndpointSpec, OnDrift, UpstreamSpec};
+use crate::upstream::connect::connect;
+use crate::upstream::handler::{Routes, UpstreamHandler};
+use crate::upstream::pins::{PinStatus, compare};
+
+/// The longest wait between two restarts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A connection that stayed up this long resets the restart count.
+const STABLE_AFTER: Duration = Duration::from_secs(60);
+
+/// Whether the upstream is connected.
+#[derive(Debug, Clone)]
+pub(crate) enum LinkState {
+    /// The first connection has not been tried yet, or is being tried.
+    Starting,
+    /// Connected.
+    Up(Peer<RoleClient>),
+    /// Not connected, and why (logged with the detail).
+    Down(String),
+}
+
+/// One upstream's shared state.
+pub(crate) struct Link {
+    pub(crate) spec: &'static UpstreamSpec,
+    state: RwLock<LinkState>,
+    pins: RwLock<Vec<PinStatus>>,
+    /// Bumped after every connection attempt, so `start` can wait for the first.
+    attempts: watch::Sender<u64>,
+    pub(crate) routes: Arc<Routes>,
+}
+
+impl Link {
+    pub(crate) fn new(spec: &'static UpstreamSpec) -> Self {
+        Self {
+            spec,
+            state: RwLock::new(LinkState::Starting),
+            pins: RwLock::new(vec![PinStatus::Unchecked; spec.pins.len()]),
+            attempts: watch::Sender::new(0),
+            routes: Arc::default(),
+        }
+    }
+
+    pub(crate) fn state(&self) -> LinkState {
+        self.state.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_state(&self, state: LinkState) {
+        *self.state.write().unwrap_or_else(|p| p.into_inner()) = state;
+    }
+
+    pub(crate) fn pin(&self, index: usize) -> PinStatus {
+        self.pins.read().unwrap_or_else(|p| p.into_inner())[index].clone()
+    }
+
+    /// Waits until at least one connection attempt has finished.
+    pub(crate) async fn first_attempt(&self) {
+        let mut attempts = self.attempts.subscribe();
+        // The sender lives in `self`, so the wait ends only by an attempt.
+        let _ = attempts.wait_for(|count| *count > 0).await;
+    }
+
+    /// Lists the upstream's tools and compares them with the pins; every drift is logged with
+    /// both digests, every recovery too.
+    pub(crate) async fn check_pins(&self, peer: &Peer<RoleClient>) {
+        let live = match peer.list_all_tools().await {
+            Ok(live) => live,
+            Err(error) => {
+                tracing::warn!(upstream = self.spec.name, %error, "tools/list of the upstream failed; pins unchanged");
+                return;
+            }
+        };
+        let statuses = compare(self.spec.pins, &live);
+        let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
+        for ((pin, old), new) in self.spec.pins.iter().zip(pins.iter()).zip(&statuses) {
+            if old == new {
+                continue;
+            }
+            match new {
+                PinStatus::Drifted { live_sha256 } => tracing::error!(
+                    upstream = self.spec.name,
+                    tool = pin.tool,
+                    upstream_tool = pin.remote_name,
+                    pinned_sha256 = pin.sha256,
+                    live_sha256,
+                    on_drift = self.spec.on_drift.as_str(),
+                    "the upstream changed a pinned tool's definition"
+                ),
+                PinStatus::Missing => tracing::error!(
+                    upstream = self.spec.name,
+                    tool = pin.tool,
+                    upstream_tool = pin.remote_name,
+                    pinned_sha256 = pin.sha256,
+                    on_drift = self.spec.on_drift.as_str(),
+                    "the upstream no longer offers a pinned tool"
+                ),
+                PinStatus::Matches if old.is_drift() => tracing::info!(
+                    upstream = self.spec.name,
+                    tool = pin.tool,
+                    "the upstream serves the pinned definition again"
+                ),
+                PinStatus::Matches | PinStatus::Unchecked => {}
+            }
+        }
+        *pins = statuses;
+    }
+
+    /// Connects, watches and restarts, until restarts run out (or the task is dropped).
+    pub(crate) async fn supervise(self: Arc<Self>) {
+        let mut restarts = 0u32;
+        loop {
+            let handler = UpstreamHandler::new(Arc::clone(&self), Arc::clone(&self.routes));
+            let attempt = connect(self.spec, handler).await;
+            match attempt {
+                Ok(connection) => {
+                    let peer = connection.peer().clone();
+                    self.check_pins(&peer).await;
+                    self.set_state(LinkState::Up(peer));
+                    tracing::info!(upstream = self.spec.name, "upstream connected");
+                    self.attempts.send_modify(|count| *count += 1);
+                    let up_since = Instant::now();
+                    let ended = connection.waiting().await;
+                    let reason = match ended {
+                        Ok(reason) => format!("{reason:?}"),
+                        Err(error) => error.to_string(),
+                    };
+                    tracing::warn!(
+                        upstream = self.spec.name,
+                        reason,
+                        "upstream connection ended"
+                    );
+                    self.set_state(LinkState::Down("the connection ended".to_owned()));
+                    if up_since.elapsed() >= STABLE_AFTER {
+                        restarts = 0;
+                    }
+                }
+                Err(error) => {
+                    tracing::error!(upstream = self.spec.name, %error, "cannot connect to the upstream");
+                    self.set_state(LinkState::Down(error.to_string()));
+                    self.attempts.send_modify(|count| *count += 1);
+                }
+            }
+            if restarts >= self.spec.max_restarts {
+                tracing::error!(
+                    upstream = self.spec.name,
+                    restarts,
+                    "the upstream stays down: restarts exhausted (restart.max_restarts)"
+                );
+                return;
+            }
+            let backoff = Duration::from_millis(self.spec.backoff_ms)
+                .saturating_mul(1 << restarts.min(16))
+                .min(MAX_BACKOFF);
+            restarts += 1;
+            tokio::time::sleep(backoff).await;
+        }
+    }
+
+    /// Whether a drifted tool is taken out of `tools/list`.
+    pub(crate) fn hides(&self, index: usize) -> bool {
+        self.spec.on_drift == OnDrift::Drop && self.pin(index).is_drift()
+    }
+
+    /// The health of this upstream for `/health`.
+    pub(crate) fn health(&self) -> Value {
+        let (status, reason) = match self.state() {
+            LinkState::Starting => ("starting", None),
+            LinkState::Up(_) => ("up", None),
+            LinkState::Down(reason) => ("down", Some(reason)),
+        };
+        let drifted: Vec<&str> = self
+            .spec
+            .pins
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| self.pin(*index).is_drift())
+            .map(|(_, pin)| pin.tool)
+            .collect();
+        let transport = match self.spec.endpoint {
+            EndpointSpec::Stdio { .. } => "stdio",
+            EndpointSpec::StreamableHttp { .. } => "streamable-http",
+        };
+        let mut health = json!({"status": status, "transport": transport, "drifted": drifted});
+        if let Some(reason) = reason {
+            health["reason"] = Value::String(reason);
+        }
+        health
+    }
+}

@@ -1,0 +1,221 @@
+//! The gateway: tools served by MCP servers that already exist, behind every guard of the
+//! pipeline. Only pinned tools are published and callable; each upstream call is validated
+//! before the upstream sees it (by the generated validator, in the pipeline), bounded by the
+//! tool's timeout and the upstream's `timeout_ms`, cancelled upstream when the client
+//! cancels, and its output guarded like a local body's.
+//!
+//! One file per concern: `connect` (child process or HTTP client, `initialize`), `link`
+//! (one upstream over time: state, pins, the supervisor that restarts), `handler` (what the
+//! upstream sends the gateway), `pins` (live definitions against the pins), `reply` (an
+//! upstream result as the pipeline's output, failures as envelopes).
+
+mod connect;
+mod handler;
+mod link;
+mod pins;
+mod reply;
+
+pub use self::reply::{Reply, codes};
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use harness_contract::HarnessOutcome;
+use rmcp::model::{CallToolRequestParams, RequestMetaObject, Tool};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::CallContext;
+use crate::error::ToolError;
+use crate::spec::{OnDrift, UpstreamSpec};
+use crate::upstream::link::{Link, LinkState};
+use crate::upstream::pins::PinStatus;
+
+/// Why [`fetch_tools`] could not read an upstream's tools.
+#[derive(Debug, thiserror::Error)]
+#[error("upstream {upstream}: {reason}")]
+pub struct FetchError {
+    /// The upstream's name.
+    pub upstream: &'static str,
+    /// What failed.
+    pub reason: String,
+}
+
+/// Connects to `spec` once (as a server would: the same environment allowlist, headers and
+/// time limit), reads its whole `tools/list` and disconnects: what `harness-codegen import`
+/// pins from.
+pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, FetchError> {
+    let failed = |reason: String| FetchError {
+        upstream: spec.name,
+        reason,
+    };
+    let link = Arc::new(Link::new(spec));
+    let handler = handler::UpstreamHandler::new(Arc::clone(&link), Arc::clone(&link.routes));
+    let connection = connect::connect(spec, handler)
+        .await
+        .map_err(|error| failed(error.to_string()))?;
+    let limit = Duration::from_millis(spec.timeout_ms);
+    let tools = tokio::time::timeout(limit, connection.peer().list_all_tools())
+        .await
+        .map_err(|_| {
+            failed(format!(
+                "no answer to tools/list within {} ms",
+                spec.timeout_ms
+            ))
+        })?
+        .map_err(|error| failed(error.to_string()))?;
+    let _ = connection.cancel().await;
+    Ok(tools)
+}
+
+/// Every upstream of a generated server, connected once [`Upstreams::start`] has run.
+pub struct Upstreams {
+    links: Vec<Arc<Link>>,
+    started: OnceLock<()>,
+}
+
+impl std::fmt::Debug for Upstreams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstreams")
+            .field(
+                "names",
+                &self.links.iter().map(|l| l.spec.name).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl Upstreams {
+    /// The upstreams of `specs`, not yet connected.
+    pub fn new(specs: &'static [UpstreamSpec]) -> Self {
+        Self {
+            links: specs.iter().map(|spec| Arc::new(Link::new(spec))).collect(),
+            started: OnceLock::new(),
+        }
+    }
+
+    /// Starts every upstream's supervisor (once; later calls only wait) and waits until each
+    /// has tried its first connection. An upstream that cannot connect is logged and tried
+    /// again by its restart policy; its tools answer `UpstreamUnavailable` meanwhile.
+    pub async fn start(&self) {
+        self.started.get_or_init(|| {
+            for link in &self.links {
+                tokio::spawn(Arc::clone(link).supervise());
+            }
+        });
+        futures::future::join_all(self.links.iter().map(|link| link.first_attempt())).await;
+    }
+
+    /// Calls pin `pin` of upstream `upstream` with validated `args`: the body of a generated
+    /// upstream tool.
+    pub async fn call<A: Serialize>(
+        &self,
+        upstream: usize,
+        pin: usize,
+        args: A,
+        ctx: CallContext,
+    ) -> Result<Reply, ToolError> {
+        self.start().await;
+        let link = &self.links[upstream];
+        let spec = link.spec;
+        let pinned = &spec.pins[pin];
+        match link.pin(pin) {
+            PinStatus::Matches => {}
+            status if spec.on_drift == OnDrift::Warn => {
+                tracing::warn!(
+                    upstream = spec.name,
+                    tool = pinned.tool,
+                    ?status,
+                    trace_id = ctx.trace_id(),
+                    "calling a tool whose upstream definition is not the pinned one (on_drift = \"warn\")"
+                );
+            }
+            status => {
+                let message = match status {
+                    PinStatus::Unchecked => {
+                        "the upstream's definition of this tool could not be checked against its pin"
+                    }
+                    _ => {
+                        "the upstream changed this tool's definition; it is refused until the pin is reviewed"
+                    }
+                };
+                return Err(ToolError::new(codes::UPSTREAM_DRIFT, message)
+                    .with_outcome(HarnessOutcome::Blocked.as_str()));
+            }
+        }
+        let LinkState::Up(peer) = link.state() else {
+            return Err(ToolError::new(
+                codes::UPSTREAM_UNAVAILABLE,
+                "the upstream is not connected",
+            ));
+        };
+        let arguments = match serde_json::to_value(args) {
+            Ok(Value::Object(arguments)) => arguments,
+            Ok(Value::Null) => serde_json::Map::new(),
+            Ok(other) => {
+                return Err(ToolError::internal(format!(
+                    "validated arguments are not an object: {other}"
+                )));
+            }
+            Err(error) => return Err(ToolError::internal(error)),
+        };
+        let mut params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
+        let route = link.routes.register(ctx.clone());
+        if ctx.wants_progress() {
+            params.meta = Some(RequestMetaObject::with_progress_token(
+                route.token().clone(),
+            ));
+        }
+        // Dropping the request (the tool's timeout, the client's cancellation) sends
+        // notifications/cancelled to the upstream.
+        let limit = Duration::from_millis(spec.timeout_ms);
+        let answered = tokio::time::timeout(limit, peer.call_tool(params)).await;
+        drop(route);
+        match answered {
+            Err(_) => Err(ToolError::new(
+                codes::UPSTREAM_TIMEOUT,
+                format!("the upstream did not answer within {} ms", spec.timeout_ms),
+            )
+            .with_outcome(HarnessOutcome::Timeout.as_str())),
+            Ok(Err(error)) => Err(reply::from_service_error(spec.name, error)),
+            Ok(Ok(result)) => reply::from_result(spec.name, result),
+        }
+    }
+
+    /// `definitions` without the tools an upstream drifted on where `on_drift = "drop"`.
+    pub fn visible(&self, definitions: &[Tool]) -> Vec<Tool> {
+        definitions
+            .iter()
+            .filter(|tool| !self.hides(&tool.name))
+            .cloned()
+            .collect()
+    }
+
+    fn hides(&self, tool: &str) -> bool {
+        self.links.iter().any(|link| {
+            link.spec
+                .pins
+                .iter()
+                .enumerate()
+                .any(|(index, pin)| pin.tool == tool && link.hides(index))
+        })
+    }
+
+    /// Whether every upstream is connected.
+    pub fn all_up(&self) -> bool {
+        self.links
+            .iter()
+            .all(|link| matches!(link.state(), LinkState::Up(_)))
+    }
+
+    /// Each upstream's state for `/health`: `{"NAME": {"status": "up" | "down" |
+    /// "starting", "transport", "drifted": [tools], "reason"?}}`.
+    pub fn health(&self) -> Value {
+        Value::Object(
+            self.links
+                .iter()
+                .map(|link| (link.spec.name.to_owned(), link.health()))
+                .collect(),
+        )
+    }
+}
