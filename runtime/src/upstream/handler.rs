@@ -2,7 +2,8 @@
 //! upstream starts (sampling, elicitation, roots) are refused, progress is forwarded to the
 //! call that asked for it, log messages go through the strip to the calls in flight (each
 //! call's notifier bounds them) and to the server log (at most a few lines a second), and
-//! `notifications/tools/list_changed` compares the live definitions with the pins again.
+//! `notifications/tools/list_changed` tells the link to compare the live definitions with the
+//! pins again.
 
 // 2025-11-25 upstreams still send these; rmcp marks them deprecated (SEP-2577).
 #![allow(deprecated)]
@@ -23,16 +24,16 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use crate::context::CallContext;
 use crate::guards::strip;
 use crate::notify::LogLevel;
-use crate::upstream::link::Link;
 
 /// Upstream log lines written to the server log per second, at most.
 const SERVER_LOG_LINES_PER_SECOND: u64 = 20;
 
-/// The handler of one connection; clones share the link.
+/// The handler of one connection.
 #[derive(Clone)]
 pub(crate) struct UpstreamHandler {
-    link: Arc<Link>,
+    upstream: &'static str,
     routes: Arc<Routes>,
+    list_changed: Arc<tokio::sync::Notify>,
 }
 
 /// The calls in flight on a connection, by the progress token the gateway gave the upstream.
@@ -97,13 +98,23 @@ impl Drop for RouteGuard {
 }
 
 impl UpstreamHandler {
-    pub(crate) fn new(link: Arc<Link>, routes: Arc<Routes>) -> Self {
-        Self { link, routes }
+    /// The handler of a connection to `upstream`; `list_changed` is notified on every
+    /// `notifications/tools/list_changed`.
+    pub(crate) fn new(
+        upstream: &'static str,
+        routes: Arc<Routes>,
+        list_changed: Arc<tokio::sync::Notify>,
+    ) -> Self {
+        Self {
+            upstream,
+            routes,
+            list_changed,
+        }
     }
 
     fn refuse(&self, what: &str) -> ErrorData {
         tracing::warn!(
-            upstream = self.link.spec.name,
+            upstream = self.upstream,
             request = what,
             "refused a request the upstream sent (the manifest does not forward it)"
         );
@@ -164,7 +175,7 @@ impl ClientHandler for UpstreamHandler {
         let text = strip::sanitize(&text, true).into_owned();
         if self.routes.may_log() {
             let text: String = text.chars().take(500).collect();
-            tracing::info!(upstream = self.link.spec.name, level = ?params.level, message = %text, "upstream log");
+            tracing::info!(upstream = self.upstream, level = ?params.level, message = %text, "upstream log");
         }
         let calls: Vec<CallContext> = self.routes.lock().values().cloned().collect();
         let level = LogLevel::from_rmcp(params.level);
@@ -173,16 +184,15 @@ impl ClientHandler for UpstreamHandler {
         }
     }
 
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let link = Arc::clone(&self.link);
-        // Not awaited here: the check sends a request on this connection, whose answer this
-        // handler's caller must stay free to read.
-        tokio::spawn(async move { link.check_pins(&context.peer).await });
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        // The link's supervisor lists the tools again: the check sends a request on this
+        // connection, whose answer this handler's caller must stay free to read.
+        self.list_changed.notify_one();
     }
 
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
-        info.client_info.name = format!("harness-gateway/{}", self.link.spec.name);
+        info.client_info.name = format!("harness-gateway/{}", self.upstream);
         info.client_info.version = env!("CARGO_PKG_VERSION").to_owned();
         info
     }

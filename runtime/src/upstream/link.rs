@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Value, json};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use crate::spec::{EndpointSpec, OnDrift, UpstreamSpec};
 use crate::upstream::connect::connect;
@@ -38,6 +38,8 @@ pub(crate) struct Link {
     /// Bumped after every connection attempt, so `start` can wait for the first.
     attempts: watch::Sender<u64>,
     pub(crate) routes: Arc<Routes>,
+    /// Notified by the connection's handler on `notifications/tools/list_changed`.
+    list_changed: Arc<Notify>,
 }
 
 impl Link {
@@ -48,6 +50,7 @@ impl Link {
             pins: RwLock::new(vec![PinStatus::Unchecked; spec.pins.len()]),
             attempts: watch::Sender::new(0),
             routes: Arc::default(),
+            list_changed: Arc::default(),
         }
     }
 
@@ -119,17 +122,28 @@ impl Link {
     pub(crate) async fn supervise(self: Arc<Self>) {
         let mut restarts = 0u32;
         loop {
-            let handler = UpstreamHandler::new(Arc::clone(&self), Arc::clone(&self.routes));
+            let handler = UpstreamHandler::new(
+                self.spec.name,
+                Arc::clone(&self.routes),
+                Arc::clone(&self.list_changed),
+            );
             let attempt = connect(self.spec, handler).await;
             match attempt {
                 Ok(connection) => {
                     let peer = connection.peer().clone();
                     self.check_pins(&peer).await;
-                    self.set_state(LinkState::Up(peer));
+                    self.set_state(LinkState::Up(peer.clone()));
                     tracing::info!(upstream = self.spec.name, "upstream connected");
                     self.attempts.send_modify(|count| *count += 1);
                     let up_since = Instant::now();
-                    let ended = connection.waiting().await;
+                    let waiting = connection.waiting();
+                    tokio::pin!(waiting);
+                    let ended = loop {
+                        tokio::select! {
+                            ended = &mut waiting => break ended,
+                            () = self.list_changed.notified() => self.check_pins(&peer).await,
+                        }
+                    };
                     let reason = match ended {
                         Ok(reason) => format!("{reason:?}"),
                         Err(error) => error.to_string(),

@@ -49,8 +49,7 @@ pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, Fetch
         upstream: spec.name,
         reason,
     };
-    let link = Arc::new(Link::new(spec));
-    let handler = handler::UpstreamHandler::new(Arc::clone(&link), Arc::clone(&link.routes));
+    let handler = handler::UpstreamHandler::new(spec.name, Arc::default(), Arc::default());
     let connection = connect::connect(spec, handler)
         .await
         .map_err(|error| failed(error.to_string()))?;

@@ -1,0 +1,454 @@
+//! The gateway against a hostile upstream (tests/data/hostile_upstream.py, one misbehaviour
+//! per tool): only what the pins allow is called, every output guard applies, every failure is
+//! an envelope and never a hang, and a changed definition is refused, dropped or warned about.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use harness_contract::definition_sha256;
+use harness_runtime::spec::{
+    EndpointSpec, GuardSpec, OnDrift, PinSpec, TabularAction, TabularSpec, ToolSpec, UpstreamSpec,
+};
+use harness_runtime::upstream::{Upstreams, fetch_tools};
+use harness_runtime::validate::NoArguments;
+use harness_runtime::{AuditLog, Call, Pipeline};
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use common::{AUDIT, GUARDS, SERVER, tool};
+
+const HOSTILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/hostile_upstream.py"
+);
+const NAMES: [&str; 12] = [
+    "echo", "inject", "huge", "table", "hang", "crash", "flood", "sample", "garbage", "media",
+    "fails", "env",
+];
+
+/// The guards of every gateway tool here: what the default manifest gives a tool.
+const GATEWAY_GUARDS: GuardSpec = GuardSpec {
+    timeout_ms: Some(2000),
+    tabular: Some(TabularSpec {
+        max_rows: 50,
+        action: TabularAction::Block,
+    }),
+    max_lines: Some(200),
+    max_chars: Some(4000),
+    ..GUARDS
+};
+
+/// The Python interpreter itself, not a version manager's shim (a shell script that adds
+/// variables of its own to the child's environment).
+fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let output = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 is on PATH");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    })
+}
+
+fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
+    Box::leak(value)
+}
+
+struct Gateway {
+    pipeline: Pipeline,
+    upstreams: Upstreams,
+    dir: tempfile::TempDir,
+}
+
+impl Gateway {
+    fn upstream_log(&self) -> PathBuf {
+        self.dir.path().join("upstream.jsonl")
+    }
+
+    /// The methods the upstream received, in order.
+    fn received(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.upstream_log())
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    fn audit(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    async fn call(&self, name: &str) -> CallToolResult {
+        self.call_with(name, CancellationToken::new()).await
+    }
+
+    async fn call_with(&self, name: &str, cancellation: CancellationToken) -> CallToolResult {
+        let index = NAMES.iter().position(|n| *n == name).unwrap();
+        let call = Call::new(None, None, cancellation);
+        self.pipeline
+            .run(index, call, |args: NoArguments, ctx| {
+                self.upstreams.call(0, index, args, ctx)
+            })
+            .await
+            .expect("answered with a result")
+    }
+
+    /// Waits (up to 20 s) for `done` to hold, checking as the state changes.
+    async fn until(&self, what: &str, mut done: impl FnMut(&Self) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done(self) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// A gateway in front of the hostile upstream (`mode` its extra arguments), every tool
+/// pinned to the definition it serves at start unless `tamper` says otherwise.
+async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("upstream.jsonl");
+    let mut args = vec![HOSTILE.to_owned(), log.display().to_string()];
+    args.extend(mode.iter().map(|m| (*m).to_owned()));
+    let args: Vec<&'static str> = args.into_iter().map(|a| leak(a.into_boxed_str())).collect();
+    let spec = |pins: &'static [PinSpec]| UpstreamSpec {
+        name: "hostile",
+        endpoint: EndpointSpec::Stdio {
+            command: python(),
+            args: leak(args.clone().into_boxed_slice()),
+            cwd: None,
+            env: &[],
+        },
+        timeout_ms: 5000,
+        max_restarts: 3,
+        backoff_ms: 50,
+        on_drift,
+        pins,
+    };
+    // Pinned as `harness-codegen import` pins: from the upstream's own tools/list.
+    let live = fetch_tools(leak(Box::new(spec(&[]))))
+        .await
+        .expect("the upstream starts");
+    let pins: Vec<PinSpec> = NAMES
+        .iter()
+        .map(|name| {
+            let tool = live.iter().find(|tool| tool.name == *name).expect("listed");
+            let mut sha256 = definition_sha256(&serde_json::to_value(tool).unwrap());
+            if tamper.contains(name) {
+                sha256 = "0".repeat(64);
+            }
+            PinSpec {
+                tool: name,
+                remote_name: name,
+                sha256: leak(sha256.into_boxed_str()),
+            }
+        })
+        .collect();
+    let upstream: &'static [UpstreamSpec] =
+        leak(vec![spec(leak(pins.into_boxed_slice()))].into_boxed_slice());
+    let tools: &'static [ToolSpec] = leak(
+        NAMES
+            .iter()
+            .map(|name| tool(name, GATEWAY_GUARDS))
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
+    let server = leak(Box::new(SERVER));
+    let pipeline = Pipeline::new(server, tools);
+    pipeline
+        .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
+        .unwrap();
+    let upstreams = Upstreams::new(upstream);
+    upstreams.start().await;
+    Gateway {
+        pipeline,
+        upstreams,
+        dir,
+    }
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn error_code(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    result.structured_content.as_ref().unwrap()["error_code"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn calls_received(gateway: &Gateway, tool: &str) -> usize {
+    gateway
+        .received()
+        .iter()
+        .filter(|m| m["method"] == "tools/call" && m["params"]["name"] == tool)
+        .count()
+}
+
+#[tokio::test]
+async fn upstream_output_passes_every_guard() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let injected = text(&gateway.call("inject").await);
+    assert!(injected.starts_with("status ok"), "{injected}");
+    for hostile in ["IMPORTANT", "delete_all", "\x1b", "\u{202e}", "\u{200b}"] {
+        assert!(
+            !injected.contains(hostile),
+            "{hostile:?} passed: {injected:?}"
+        );
+    }
+    let huge = gateway.call("huge").await;
+    assert_eq!(huge.is_error, Some(false));
+    let read = text(&huge);
+    assert!(read.chars().count() <= 4000, "{}", read.len());
+    assert!(read.contains("[truncated"), "the cut is marked");
+    assert_eq!(
+        error_code(&gateway.call("table").await),
+        "TokenStarvationError"
+    );
+    assert_eq!(
+        error_code(&gateway.call("media").await),
+        "ContentNotAllowed"
+    );
+    let failed = gateway.call("fails").await;
+    assert_eq!(error_code(&failed), "UpstreamError");
+    let message = failed.structured_content.as_ref().unwrap()["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        message.contains("disk full") && !message.contains("sudo"),
+        "{message}"
+    );
+    let outcomes: Vec<(String, String)> = gateway
+        .audit()
+        .iter()
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap().into(),
+                r["outcome"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("inject", "ok"),
+        ("huge", "ok"),
+        ("table", "blocked"),
+        ("media", "blocked"),
+        ("fails", "error"),
+    ];
+    assert_eq!(
+        outcomes,
+        expected.map(|(t, o)| (t.to_owned(), o.to_owned())),
+        "every call audited"
+    );
+}
+
+#[tokio::test]
+async fn the_child_inherits_only_path() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let result = gateway.call("env").await;
+    let names = &result.structured_content.as_ref().unwrap()["names"];
+    // The test process has CARGO_*, HOME and more; the child sees PATH only (and the
+    // LC_CTYPE Python sets itself when it coerces the C locale).
+    let names: Vec<&str> = names
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let own: Vec<&&str> = names.iter().filter(|n| **n != "LC_CTYPE").collect();
+    assert_eq!(own, [&"PATH"], "{names:?}");
+}
+
+#[tokio::test]
+async fn a_hanging_upstream_times_out_and_the_request_is_cancelled_upstream() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let result = gateway.call("hang").await;
+    assert_eq!(error_code(&result), "ToolTimeoutError");
+    gateway
+        .until("notifications/cancelled upstream", |g| {
+            g.received()
+                .iter()
+                .any(|m| m["method"] == "notifications/cancelled")
+        })
+        .await;
+    // The connection still serves.
+    assert_eq!(gateway.call("echo").await.is_error, Some(false));
+}
+
+#[tokio::test]
+async fn a_client_cancellation_cancels_the_upstream_request() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let cancellation = CancellationToken::new();
+    let cancel = cancellation.clone();
+    let waiter = async {
+        gateway
+            .until("the call to reach the upstream", |g| {
+                calls_received(g, "hang") == 1
+            })
+            .await;
+        cancel.cancel();
+    };
+    let (result, ()) = tokio::join!(gateway.call_with("hang", cancellation), waiter);
+    assert_eq!(error_code(&result), "Cancelled");
+    gateway
+        .until("notifications/cancelled upstream", |g| {
+            g.received()
+                .iter()
+                .any(|m| m["method"] == "notifications/cancelled")
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn an_upstream_that_exits_mid_call_is_unavailable_then_restarted() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let crashed = gateway.call("crash").await;
+    assert_eq!(error_code(&crashed), "UpstreamUnavailable");
+    let health = |g: &Gateway| g.upstreams.health()["hostile"]["status"].clone();
+    gateway.until("the restart", |g| g.upstreams.all_up()).await;
+    assert_eq!(health(&gateway), "up");
+    assert_eq!(text(&gateway.call("echo").await), "echo: ");
+    let records = gateway.audit();
+    assert_eq!(records[0]["outcome"], "error");
+    assert_eq!(records[0]["error_code"], "UpstreamUnavailable");
+}
+
+#[tokio::test]
+async fn invalid_json_rpc_is_an_error_not_a_hang() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let result = gateway.call("garbage").await;
+    // The line that is not JSON is skipped; the result of the wrong shape is refused.
+    assert_eq!(error_code(&result), "UpstreamError");
+    assert_eq!(
+        gateway.call("echo").await.is_error,
+        Some(false),
+        "still connected"
+    );
+}
+
+#[tokio::test]
+async fn a_notification_flood_and_unasked_sampling_do_not_get_through() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    assert_eq!(text(&gateway.call("flood").await), "flooded");
+    assert_eq!(text(&gateway.call("sample").await), "sampling refused");
+}
+
+#[tokio::test]
+async fn a_changed_definition_is_refused_from_the_next_call() {
+    let gateway = gateway(&["rugpull"], OnDrift::Refuse, &[]).await;
+    assert_eq!(text(&gateway.call("echo").await), "echo: ");
+    gateway
+        .until("the drift to be seen", |g| {
+            g.upstreams.health()["hostile"]["drifted"] == serde_json::json!(["echo"])
+        })
+        .await;
+    let refused = gateway.call("echo").await;
+    assert_eq!(error_code(&refused), "UpstreamDrift");
+    assert_eq!(
+        calls_received(&gateway, "echo"),
+        1,
+        "the refused call never reached it"
+    );
+    assert_eq!(gateway.audit().last().unwrap()["outcome"], "blocked");
+    // Other pinned tools keep working.
+    assert_eq!(gateway.call("inject").await.is_error, Some(false));
+}
+
+#[tokio::test]
+async fn with_on_drift_drop_a_changed_tool_leaves_the_listing() {
+    let gateway = gateway(&["rugpull"], OnDrift::Drop, &[]).await;
+    let definitions: Vec<rmcp::model::Tool> = NAMES
+        .iter()
+        .map(|name| tool(name, GATEWAY_GUARDS).to_tool())
+        .collect();
+    assert_eq!(gateway.upstreams.visible(&definitions).len(), NAMES.len());
+    gateway.call("echo").await;
+    gateway
+        .until("echo to be dropped", |g| {
+            g.upstreams.visible(&definitions).len() == NAMES.len() - 1
+        })
+        .await;
+    assert!(
+        !gateway
+            .upstreams
+            .visible(&definitions)
+            .iter()
+            .any(|t| t.name == "echo")
+    );
+    assert_eq!(error_code(&gateway.call("echo").await), "UpstreamDrift");
+}
+
+#[tokio::test]
+async fn with_on_drift_warn_a_changed_tool_is_still_served() {
+    let gateway = gateway(&["rugpull"], OnDrift::Warn, &[]).await;
+    gateway.call("echo").await;
+    gateway
+        .until("the drift to be seen", |g| {
+            g.upstreams.health()["hostile"]["drifted"] == serde_json::json!(["echo"])
+        })
+        .await;
+    assert_eq!(text(&gateway.call("echo").await), "echo: ");
+}
+
+#[tokio::test]
+async fn a_pin_that_differs_at_start_is_refused_before_any_call() {
+    let gateway = gateway(&[], OnDrift::Refuse, &["echo"]).await;
+    assert_eq!(error_code(&gateway.call("echo").await), "UpstreamDrift");
+    assert_eq!(calls_received(&gateway, "echo"), 0);
+    assert_eq!(gateway.call("inject").await.is_error, Some(false));
+}
+
+#[tokio::test]
+async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
+    let spec: &'static [UpstreamSpec] = leak(
+        vec![UpstreamSpec {
+            name: "missing",
+            endpoint: EndpointSpec::Stdio {
+                command: "/nonexistent/mcp-server",
+                args: &[],
+                cwd: None,
+                env: &[],
+            },
+            timeout_ms: 1000,
+            max_restarts: 0,
+            backoff_ms: 10,
+            on_drift: OnDrift::Refuse,
+            pins: leak(
+                vec![PinSpec {
+                    tool: "echo",
+                    remote_name: "echo",
+                    sha256: leak("0".repeat(64).into_boxed_str()),
+                }]
+                .into_boxed_slice(),
+            ),
+        }]
+        .into_boxed_slice(),
+    );
+    let upstreams = Upstreams::new(spec);
+    upstreams.start().await;
+    assert!(!upstreams.all_up());
+    let health = upstreams.health();
+    assert_eq!(health["missing"]["status"], "down");
+    assert!(
+        health["missing"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/mcp-server"),
+        "{health}"
+    );
+}
