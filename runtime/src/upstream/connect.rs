@@ -61,7 +61,7 @@ pub(crate) async fn connect(
                 cwd,
                 env,
             } => {
-                let transport = child(command, args, cwd, env)?;
+                let transport = child(spec.name, command, args, cwd, env)?;
                 handler
                     .serve(transport)
                     .await
@@ -82,9 +82,10 @@ pub(crate) async fn connect(
 }
 
 /// The child process: its environment cleared but for `PATH` and the allowed variables (the
-/// server's own secrets, such as its bearer token, never reach it), killed when the
-/// connection drops.
+/// server's own secrets, such as its bearer token, never reach it), its stderr logged, killed
+/// when the connection drops.
 fn child(
+    upstream: &'static str,
     command: &'static str,
     args: &'static [&'static str],
     cwd: Option<&'static str>,
@@ -100,7 +101,26 @@ fn child(
     if let Some(cwd) = cwd {
         process.current_dir(cwd);
     }
-    TokioChildProcess::new(process).map_err(|source| ConnectError::Spawn { command, source })
+    let (child, stderr) = TokioChildProcess::builder(process)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|source| ConnectError::Spawn { command, source })?;
+    if let Some(stderr) = stderr {
+        tokio::spawn(log_stderr(upstream, stderr));
+    }
+    Ok(child)
+}
+
+/// The child's stderr, line by line, into the server log under the upstream's name: stripped
+/// like anything else the upstream writes, each line cut at 1,000 characters.
+async fn log_stderr(upstream: &'static str, stderr: tokio::process::ChildStderr) {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let line = crate::guards::strip::sanitize(&line, true);
+        let line: String = line.chars().take(1000).collect();
+        tracing::info!(upstream, stderr = %line, "upstream stderr");
+    }
 }
 
 /// The streamable HTTP client, with each manifest header's value read from its variable now

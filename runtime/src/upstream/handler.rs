@@ -36,23 +36,23 @@ pub(crate) struct UpstreamHandler {
     list_changed: Arc<tokio::sync::Notify>,
 }
 
-/// The calls in flight on a connection, by the progress token the gateway gave the upstream.
+/// The calls in flight on a connection that asked for progress, by the progress token of
+/// their upstream request.
 #[derive(Default)]
 pub(crate) struct Routes {
     calls: Mutex<HashMap<ProgressToken, CallContext>>,
-    next: AtomicU64,
     logged_second: AtomicU64,
     logged_in_second: AtomicU64,
 }
 
 impl Routes {
-    /// Registers a call; the token goes on the upstream request, and the call is forgotten
-    /// when the guard drops.
-    pub(crate) fn register(self: &Arc<Self>, context: CallContext) -> RouteGuard {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let token = ProgressToken(rmcp::model::NumberOrString::String(
-            format!("harness-{id}").into(),
-        ));
+    /// Routes the progress of the upstream request carrying `token` to `context` until the
+    /// guard drops.
+    pub(crate) fn register(
+        self: &Arc<Self>,
+        token: ProgressToken,
+        context: CallContext,
+    ) -> RouteGuard {
         self.lock().insert(token.clone(), context);
         RouteGuard {
             routes: Arc::clone(self),
@@ -82,13 +82,6 @@ impl Routes {
 pub(crate) struct RouteGuard {
     routes: Arc<Routes>,
     token: ProgressToken,
-}
-
-impl RouteGuard {
-    /// The token the upstream request carries.
-    pub(crate) fn token(&self) -> &ProgressToken {
-        &self.token
-    }
 }
 
 impl Drop for RouteGuard {

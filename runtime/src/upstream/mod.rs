@@ -4,7 +4,8 @@
 //! tool's timeout and the upstream's `timeout_ms`, cancelled upstream when the client
 //! cancels, and its output guarded like a local body's.
 //!
-//! One file per concern: `connect` (child process or HTTP client, `initialize`), `link`
+//! One file per concern: `connect` (child process or HTTP client, `initialize`), `request` (one call:
+//! progress routed back, cancellation sent on), `link`
 //! (one upstream over time: state, pins, the supervisor that restarts), `handler` (what the
 //! upstream sends the gateway), `pins` (live definitions against the pins), `reply` (an
 //! upstream result as the pipeline's output, failures as envelopes).
@@ -14,6 +15,7 @@ mod handler;
 mod link;
 mod pins;
 mod reply;
+mod request;
 
 pub use self::reply::{Reply, codes};
 
@@ -21,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use harness_contract::HarnessOutcome;
-use rmcp::model::{CallToolRequestParams, RequestMetaObject, Tool};
+use rmcp::model::{CallToolRequestParams, Tool};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -158,18 +160,12 @@ impl Upstreams {
             }
             Err(error) => return Err(ToolError::internal(error)),
         };
-        let mut params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
-        let route = link.routes.register(ctx.clone());
-        if ctx.wants_progress() {
-            params.meta = Some(RequestMetaObject::with_progress_token(
-                route.token().clone(),
-            ));
-        }
+        let params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
         // Dropping the request (the tool's timeout, the client's cancellation) sends
         // notifications/cancelled to the upstream.
         let limit = Duration::from_millis(spec.timeout_ms);
-        let answered = tokio::time::timeout(limit, peer.call_tool(params)).await;
-        drop(route);
+        let request = request::call_tool(&peer, &link.routes, params, &ctx);
+        let answered = tokio::time::timeout(limit, request).await;
         match answered {
             Err(_) => Err(ToolError::new(
                 codes::UPSTREAM_TIMEOUT,
