@@ -120,6 +120,12 @@ impl Upstreams {
         let link = &self.links[upstream];
         let spec = link.spec;
         let pinned = &spec.pins[pin];
+        let LinkState::Up(peer) = link.state() else {
+            return Err(ToolError::new(
+                codes::UPSTREAM_UNAVAILABLE,
+                "the upstream is not connected",
+            ));
+        };
         match link.pin(pin) {
             PinStatus::Matches => {}
             status if spec.on_drift == OnDrift::Warn => {
@@ -144,12 +150,6 @@ impl Upstreams {
                     .with_outcome(HarnessOutcome::Blocked.as_str()));
             }
         }
-        let LinkState::Up(peer) = link.state() else {
-            return Err(ToolError::new(
-                codes::UPSTREAM_UNAVAILABLE,
-                "the upstream is not connected",
-            ));
-        };
         let arguments = match serde_json::to_value(args) {
             Ok(Value::Object(arguments)) => arguments,
             Ok(Value::Null) => serde_json::Map::new(),

@@ -1,0 +1,149 @@
+//! The gateway in front of a streamable HTTP upstream (an rmcp server in this process): the
+//! manifest's headers carry values read from their variables, nothing of the caller's
+//! credentials goes along, and an upstream that is not listening is unavailable, not a hang.
+
+mod common;
+
+use std::sync::Arc;
+
+use harness_contract::definition_sha256;
+use harness_runtime::spec::{EndpointSpec, OnDrift, PinSpec, UpstreamSpec};
+use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
+use harness_runtime::{CallContext, ToolError};
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+/// One tool, `headers`, answering with the request headers the upstream received.
+#[derive(Clone)]
+struct HeaderEcho;
+
+impl ServerHandler for HeaderEcho {
+    fn get_info(&self) -> InitializeResult {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new("header-echo", "0");
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {}});
+        let tool = Tool::new(
+            "headers",
+            "The request's headers.",
+            Arc::new(schema.as_object().unwrap().clone()),
+        );
+        Ok(ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let parts = context
+            .extensions
+            .get::<http::request::Parts>()
+            .expect("rmcp hands over the HTTP request");
+        let headers: serde_json::Map<String, serde_json::Value> = parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.to_string(), json!(value.to_str().unwrap_or("?"))))
+            .collect();
+        Ok(CallToolResult::structured(json!({ "headers": headers })).into())
+    }
+}
+
+/// Serves [`HeaderEcho`] on a loopback port; returns its MCP URL.
+async fn upstream() -> String {
+    let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
+    let service = StreamableHttpService::new(
+        || Ok(HeaderEcho),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, axum::Router::new().nest_service("/mcp", service))
+            .await
+            .unwrap();
+    });
+    format!("http://{address}/mcp")
+}
+
+fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
+    Box::leak(value)
+}
+
+fn spec(url: String, sha256: String) -> &'static [UpstreamSpec] {
+    leak(
+        vec![UpstreamSpec {
+            name: "remote",
+            endpoint: EndpointSpec::StreamableHttp {
+                url: leak(url.into_boxed_str()),
+                // Cargo sets CARGO_PKG_NAME for every test: a variable whose value is known.
+                headers: &[("X-Upstream-Key", "CARGO_PKG_NAME")],
+            },
+            timeout_ms: 3000,
+            max_restarts: 0,
+            backoff_ms: 10,
+            on_drift: OnDrift::Refuse,
+            pins: leak(
+                vec![PinSpec {
+                    tool: "headers",
+                    remote_name: "headers",
+                    sha256: leak(sha256.into_boxed_str()),
+                }]
+                .into_boxed_slice(),
+            ),
+        }]
+        .into_boxed_slice(),
+    )
+}
+
+async fn call(upstreams: &Upstreams) -> Result<Reply, ToolError> {
+    let context = CallContext::new("headers", "mcp-00000000".into(), CancellationToken::new());
+    upstreams.call(0, 0, json!({}), context).await
+}
+
+#[tokio::test]
+async fn headers_come_from_their_variables_and_nothing_else_is_forwarded() {
+    let url = upstream().await;
+    let probe = spec(url.clone(), "0".repeat(64));
+    let live = fetch_tools(&probe[0]).await.expect("tools/list over HTTP");
+    let pin = definition_sha256(&serde_json::to_value(&live[0]).unwrap());
+    let upstreams = Upstreams::new(spec(url, pin));
+    upstreams.start().await;
+    assert!(upstreams.all_up(), "{}", upstreams.health());
+    assert_eq!(upstreams.health()["remote"]["transport"], "streamable-http");
+    let Ok(Reply::Json(reply)) = call(&upstreams).await else {
+        panic!("a JSON reply")
+    };
+    let headers = &reply["headers"];
+    assert_eq!(headers["x-upstream-key"], "harness-runtime", "{headers}");
+    assert!(headers.get("authorization").is_none(), "{headers}");
+}
+
+#[tokio::test]
+async fn an_http_upstream_that_is_not_listening_is_unavailable() {
+    let closed = harness_test_support::ClosedPort::reserve();
+    let upstreams = Upstreams::new(spec(
+        format!("http://127.0.0.1:{}/mcp", closed.port),
+        "0".repeat(64),
+    ));
+    upstreams.start().await;
+    assert_eq!(upstreams.health()["remote"]["status"], "down");
+    let error = call(&upstreams).await.unwrap_err();
+    assert_eq!(error.code(), "UpstreamUnavailable", "{error}");
+}
