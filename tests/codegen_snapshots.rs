@@ -57,6 +57,7 @@ fn example_manifest_artifacts() {
         ("paging", "paging__"),
         ("conformance", "conformance__"),
         ("compose-topology-repair", "topology__"),
+        ("gateway", "gateway__"),
     ] {
         let path = format!("examples/{example}/harness.toml");
         let source = std::fs::read_to_string(&path).expect("example manifest");

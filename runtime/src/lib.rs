@@ -120,8 +120,9 @@ pub mod __private {
     pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;
     pub use crate::validate::{
-        ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, StringRules, array,
-        boolean, integer, not_a_member, number, object, reject_unknown_fields, string,
+        ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, PinnedSchema,
+        StringRules, array, boolean, integer, not_a_member, number, object, reject_unknown_fields,
+        string,
     };
     pub use crate::verify::{CheckSpec, FieldType, VerifierSpec};
 

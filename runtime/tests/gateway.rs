@@ -149,6 +149,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
                 tool: name,
                 remote_name: name,
                 sha256: leak(sha256.into_boxed_str()),
+                schema: None,
             }
         })
         .collect();
@@ -433,6 +434,7 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
                     tool: "echo",
                     remote_name: "echo",
                     sha256: leak("0".repeat(64).into_boxed_str()),
+                    schema: None,
                 }]
                 .into_boxed_slice(),
             ),

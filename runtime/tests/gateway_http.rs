@@ -104,6 +104,7 @@ fn spec(url: String, sha256: String) -> &'static [UpstreamSpec] {
                     tool: "headers",
                     remote_name: "headers",
                     sha256: leak(sha256.into_boxed_str()),
+                    schema: None,
                 }]
                 .into_boxed_slice(),
             ),

@@ -6,8 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
 
-/// The JSON Schema dialect every inputSchema declares.
-pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+pub use crate::model::DIALECT;
 
 /// Appended to the description of integers: the one place JSON Schema is looser than the
 /// validator (JSON Schema counts 42.0 as an integer; strict typing refuses it).
@@ -15,6 +14,9 @@ pub const STRICT_INTEGER_NOTE: &str = "Strict integer: send 42, not 42.0, \"42\"
 
 /// The inputSchema of `tool`.
 pub fn input_schema(tool: &ToolModel) -> Value {
+    if let Some(pinned) = &tool.pinned_schema {
+        return pinned.clone();
+    }
     let mut schema = Map::new();
     schema.insert("$schema".into(), DIALECT.into());
     schema.extend(object_schema(&tool.args));

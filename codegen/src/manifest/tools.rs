@@ -97,6 +97,10 @@ pub struct Tool {
     /// The upstream's own name for the tool, where the manifest renames or namespaces it
     /// (default: `name`).
     pub upstream_tool: Option<String>,
+    /// An upstream tool's inputSchema kept whole in a file beside the manifest (e.g.
+    /// `schemas/<tool>.json`), enforced by a JSON Schema 2020-12 validator, for a schema the
+    /// argument grammar cannot say; instead of `arguments`.
+    pub input_schema: Option<String>,
     /// sha256 of the upstream definition this tool was pinned from (`harness-codegen import`
     /// writes it): the canonical JSON of its name, description, input and output schema and
     /// annotations.

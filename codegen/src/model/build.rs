@@ -93,6 +93,13 @@ pub fn build(
         &mut type_names,
         &errors,
     );
+    crate::model::pinned_schema::attach(
+        &manifest.tools,
+        &mut tools,
+        base_dir,
+        &mut inputs,
+        &errors,
+    );
     if manifest.server.register_builtins {
         let guards = defaults.resolve(&Guards::default());
         check_builtin_clashes(&manifest.tools, &errors);

@@ -18,6 +18,7 @@ mod constraints;
 pub mod guards;
 pub(crate) mod input_files;
 mod names;
+pub(crate) mod pinned_schema;
 pub mod server;
 pub mod tools;
 pub mod types;
@@ -32,6 +33,7 @@ pub use catalog::{
 pub use guards::{
     DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS, RateLimitPolicy, RateLimitStoreModel,
 };
+pub use pinned_schema::DIALECT;
 pub use server::{AuditModel, ServerModel, TransportModel};
 pub use tools::{Annotations, Builtin, ToolModel};
 pub use types::{FieldModel, IntRepr, Presence, TypeModel};

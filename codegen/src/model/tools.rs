@@ -74,6 +74,8 @@ pub struct ToolModel {
     pub builtin: Option<Builtin>,
     /// Set for a tool an upstream serves (the gateway): it has no body of its own.
     pub upstream: Option<UpstreamBinding>,
+    /// The pinned JSON Schema (made strict) that validates its arguments instead of `args`.
+    pub pinned_schema: Option<serde_json::Value>,
 }
 
 impl ToolModel {
@@ -219,6 +221,7 @@ fn tool_model(
         guards: defaults.resolve(&tool.guards),
         builtin: None,
         upstream: None,
+        pinned_schema: None,
     })
 }
 
@@ -275,5 +278,6 @@ pub(crate) fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel 
         guards: guards.clone(),
         builtin: Some(builtin),
         upstream: None,
+        pinned_schema: None,
     }
 }

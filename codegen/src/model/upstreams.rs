@@ -77,7 +77,7 @@ pub(crate) fn upstreams(
         .upstreams
         .iter()
         .enumerate()
-        .map(|(index, upstream)| {
+        .filter_map(|(index, upstream)| {
             let path = ManifestPath::root().key("upstreams").index(index);
             if let Some(first) = seen.insert(&upstream.name, index) {
                 errors.report(
@@ -100,7 +100,6 @@ pub(crate) fn upstreams(
             let model = upstream_model(upstream, &path, manifest, &errors);
             errors.unless_failed(model)
         })
-        .flatten()
         .collect()
 }
 

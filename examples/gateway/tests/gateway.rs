@@ -98,6 +98,7 @@ async fn only_pinned_tools_are_visible_and_callable() {
             "echo",
             "get-env",
             "get-resource-links",
+            "get-resource-reference",
             "get-structured-content",
             "get-sum",
             "get-tiny-image",
@@ -245,4 +246,42 @@ async fn the_upstream_sees_none_of_the_gateways_environment() {
         "{names:?}"
     );
     assert!(names.contains(&"HOME"), "the allowlist passes: {names:?}");
+}
+
+#[tokio::test]
+async fn a_pinned_json_schema_is_enforced_strictly() {
+    let gateway = gateway().await;
+    let result = call(
+        &gateway,
+        "get-resource-reference",
+        json!({"resourceType": "Text", "resourceId": 2}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    for arguments in [
+        json!({"resourceType": "Video"}),
+        json!({"resourceId": "two"}),
+        // The upstream's schema says nothing of extra properties: strict means refused.
+        json!({"resourceType": "Text", "sneaky": true}),
+    ] {
+        let refused = call(&gateway, "get-resource-reference", arguments.clone()).await;
+        assert_eq!(
+            envelope(&refused)["error_code"],
+            "InvalidArguments",
+            "{arguments}"
+        );
+    }
+    let tools = gateway.client.list_all_tools().await.unwrap();
+    let published = tools
+        .iter()
+        .find(|tool| tool.name == "get-resource-reference")
+        .unwrap();
+    assert_eq!(
+        published.input_schema["unevaluatedProperties"],
+        json!(false)
+    );
+    assert_eq!(
+        published.input_schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
 }

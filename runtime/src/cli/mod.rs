@@ -281,6 +281,11 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             let reply = match url {
                 None => {
                     server.pipeline().check_setup()?;
+                    if let Some(upstreams) = server.upstreams() {
+                        upstreams
+                            .check_setup()
+                            .map_err(crate::pipeline::SetupError::from)?;
+                    }
                     let pipeline = server.clone();
                     let reply =
                         runtime.block_on(self::call::call_in_process(server, &tool, &arguments))?;
@@ -352,6 +357,11 @@ fn serve<S: GeneratedServer>(
     // without its URL, OTLP export that cannot start) comes before anything is created on
     // disk.
     server.pipeline().check_setup()?;
+    if let Some(upstreams) = server.upstreams() {
+        upstreams
+            .check_setup()
+            .map_err(crate::pipeline::SetupError::from)?;
+    }
     let http = match kind {
         TransportKind::Stdio => None,
         TransportKind::StreamableHttp => Some(http_options(

@@ -98,6 +98,9 @@ pub enum SetupError {
     /// The manifest names a request-state key that is missing or too short.
     #[error(transparent)]
     RequestStateKey(#[from] crate::input::state::StateKeyError),
+    /// An upstream tool's pinned JSON Schema does not compile.
+    #[error(transparent)]
+    PinnedSchema(#[from] crate::upstream::SchemaError),
 }
 
 impl Pipeline {

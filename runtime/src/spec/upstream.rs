@@ -3,6 +3,8 @@
 
 pub use harness_contract::OnDrift;
 
+use crate::validate::PinnedSchema;
+
 /// One upstream MCP server the gateway guards.
 #[derive(Debug, Clone, Copy)]
 pub struct UpstreamSpec {
@@ -46,7 +48,7 @@ pub enum EndpointSpec {
 }
 
 /// One tool an upstream serves, pinned to the digest of the definition it was imported from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct PinSpec {
     /// The tool's name as this server publishes it.
     pub tool: &'static str,
@@ -54,4 +56,7 @@ pub struct PinSpec {
     pub remote_name: &'static str,
     /// sha256 of the pinned definition ([`harness_contract::definition_sha256`]).
     pub sha256: &'static str,
+    /// The pinned JSON Schema its arguments are validated by, when the manifest keeps one
+    /// (`input_schema`) instead of arguments in its grammar.
+    pub schema: Option<&'static PinnedSchema>,
 }

@@ -69,6 +69,11 @@ pub fn router<S: GeneratedServer>(
     // Upstreams connect on their first call here (the router is built outside the runtime).
     options.upstreams = server.upstreams();
     server.pipeline().check_setup()?;
+    if let Some(upstreams) = server.upstreams() {
+        upstreams
+            .check_setup()
+            .map_err(crate::pipeline::SetupError::from)?;
+    }
     let audit = AuditLog::open(audit_path, spec.audit)?;
     server
         .pipeline()

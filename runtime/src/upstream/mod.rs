@@ -69,6 +69,16 @@ pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, Fetch
     Ok(tools)
 }
 
+/// An upstream tool's pinned JSON Schema does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool {tool}: its pinned input_schema does not compile: {reason}")]
+pub struct SchemaError {
+    /// The tool.
+    pub tool: &'static str,
+    /// The compiler's message.
+    pub reason: String,
+}
+
 /// Every upstream of a generated server, connected once [`Upstreams::start`] has run.
 pub struct Upstreams {
     links: Vec<Arc<Link>>,
@@ -93,6 +103,24 @@ impl Upstreams {
             links: specs.iter().map(|spec| Arc::new(Link::new(spec))).collect(),
             started: OnceLock::new(),
         }
+    }
+
+    /// Refuses to start a server whose pinned schemas do not compile (checked by `serve`
+    /// before anything else).
+    pub fn check_setup(&self) -> Result<(), SchemaError> {
+        for link in &self.links {
+            for pin in link.spec.pins {
+                if let Some(schema) = pin.schema
+                    && let Err(reason) = schema.check()
+                {
+                    return Err(SchemaError {
+                        tool: pin.tool,
+                        reason,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Starts every upstream's supervisor (once; later calls only wait) and waits until each

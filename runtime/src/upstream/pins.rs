@@ -66,6 +66,7 @@ mod tests {
             tool: remote_name,
             remote_name,
             sha256,
+            schema: None,
         };
         let digest: &'static str = Box::leak(definition_sha256(&echo).into_boxed_str());
         let pins = [pin("echo", digest), pin("add", digest)];

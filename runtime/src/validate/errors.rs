@@ -87,12 +87,22 @@ pub struct ArgErrors {
 impl ArgErrors {
     /// Records a broken rule at `path`.
     pub fn push(&mut self, path: ArgPath<'_>, rule: impl Into<String>) {
+        // Counted before the path is written out: a flood of errors allocates nothing.
+        if self.reported.len() == REPORTED_ERRORS {
+            self.omitted += 1;
+            return;
+        }
+        self.push_at(path.to_string(), rule);
+    }
+
+    /// Records a broken rule at a path already written out (a JSON Schema's violation).
+    pub(crate) fn push_at(&mut self, path: String, rule: impl Into<String>) {
         if self.reported.len() == REPORTED_ERRORS {
             self.omitted += 1;
             return;
         }
         self.reported.push(ArgError {
-            path: path.to_string(),
+            path,
             rule: rule.into(),
         });
     }

@@ -7,6 +7,7 @@
 mod containers;
 mod errors;
 mod scalars;
+mod schema;
 
 pub use self::containers::{Fields, NoArguments, array, object, reject_unknown_fields};
 pub use self::errors::{
@@ -14,6 +15,7 @@ pub use self::errors::{
     describe, quote_client_text,
 };
 pub use self::scalars::{NumberRules, StringRules, boolean, integer, not_a_member, number, string};
+pub use self::schema::PinnedSchema;
 
 #[cfg(test)]
 mod tests {

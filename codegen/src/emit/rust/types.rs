@@ -12,7 +12,52 @@ use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
 pub(crate) fn tool_types(tool: &ToolModel) -> TokenStream {
     let args_doc = format!("Validated arguments of tool `{}`.", tool.name);
     let name = format_ident!("{}", tool.args_type);
-    struct_with_validator(&name, &args_doc, &tool.args)
+    match &tool.pinned_schema {
+        Some(schema) => pinned_schema_arguments(tool, &name, schema),
+        None => struct_with_validator(&name, &args_doc, &tool.args),
+    }
+}
+
+/// The arguments of a tool validated by its pinned JSON Schema: the object as the client sent
+/// it, once the schema accepts it.
+fn pinned_schema_arguments(
+    tool: &ToolModel,
+    name: &proc_macro2::Ident,
+    schema: &serde_json::Value,
+) -> TokenStream {
+    let rt = rt();
+    let serde_crate = "::harness_runtime::__private::serde";
+    let schema_static = format_ident!("{}_SCHEMA", tool.module.to_uppercase());
+    let text = crate::emit::rust::tokens::raw_string(
+        &serde_json::to_string_pretty(schema).expect("schema serializes"),
+    );
+    let schema_doc = doc(&format!(
+        "The pinned JSON Schema of tool `{}`, compiled on first use.",
+        tool.name
+    ));
+    let args_doc = doc(&format!(
+        "Validated arguments of tool `{}`: an object its pinned schema accepts.",
+        tool.name
+    ));
+    quote! {
+        #schema_doc
+        pub static #schema_static: #rt::PinnedSchema = #rt::PinnedSchema::new(#text);
+
+        #args_doc
+        #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
+        #[serde(crate = #serde_crate, transparent)]
+        pub struct #name(pub #rt::JsonObject);
+
+        impl #rt::FromArguments for #name {
+            fn from_arguments(
+                object: &#rt::JsonObject,
+                _path: #rt::ArgPath<'_>,
+                errors: &mut #rt::ArgErrors,
+            ) -> Option<Self> {
+                #schema_static.validate(object, errors).then(|| Self(object.clone()))
+            }
+        }
+    }
 }
 
 /// A struct and its strict validator: unknown fields refused, then each field bound by the

@@ -46,8 +46,15 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
             }
         };
         let pins = pins_of(model, index).map(|(tool, binding)| {
+            let schema = match tool.pinned_schema {
+                Some(_) => {
+                    let schema_static = format_ident!("{}_SCHEMA", tool.module.to_uppercase());
+                    quote!(Some(&#schema_static))
+                }
+                None => quote!(None),
+            };
             let (tool, remote, sha256) = (&tool.name, &binding.remote_name, &binding.pin_sha256);
-            quote!(#rt::PinSpec { tool: #tool, remote_name: #remote, sha256: #sha256 })
+            quote!(#rt::PinSpec { tool: #tool, remote_name: #remote, sha256: #sha256, schema: #schema })
         });
         let timeout_ms = int(upstream.timeout_ms);
         let max_restarts = int(upstream.max_restarts);
