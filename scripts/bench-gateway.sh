@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The gateway's cost, measured (figures, not a test): tools/call `echo` through the
+# generated gateway (bench/gateway/harness.toml, every guard on, audit to a file) against
+# calling the same upstream directly, and against FastMCP's proxy in front of the same
+# upstream:
+#   direct-bare        bench-bare's echo over streamable HTTP (stateless JSON): no gateway;
+#   gateway-bare       the gateway (stateless JSON) -> bench-bare over stdio;
+#   fastmcp-proxy      FastMCP 4.2.3's proxy (create_proxy, under uvicorn) -> bench-bare over stdio;
+#   direct-everything  @modelcontextprotocol/server-everything's echo over streamable HTTP
+#                      (its own sessions);
+#   gateway-everything the gateway (stateless JSON) -> server-everything over stdio.
+# Each at 1 connection (p50 latency) and 16 (throughput), loaded by wrk on the other core;
+# the server side (gateway or proxy with its upstream child, or the direct server) on one
+# core. CPU per call counts the server side's processes together.
+#
+#   ./scripts/bench-gateway.sh                    # 3 rounds of 10 s runs
+#   BENCH_ROUNDS=1 BENCH_SECONDS=3 ./scripts/bench-gateway.sh
+#   BENCH_SERVERS="direct-bare gateway-bare" ./scripts/bench-gateway.sh
+#
+# Needs wrk, node/npx (server-everything comes from npm) and the FastMCP venv that
+# scripts/bench-e2e.sh --venv makes. Results: target/bench-gateway/results.jsonl, report.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=${BENCH_ROUNDS:-3}
+seconds=${BENCH_SECONDS:-10}
+warmup=${BENCH_WARMUP_SECONDS:-2}
+servers=${BENCH_SERVERS:-direct-bare gateway-bare fastmcp-proxy direct-everything gateway-everything}
+connections_list=${BENCH_CONNECTIONS:-1 16}
+server_cpu=${BENCH_SERVER_CPU:-0}
+load_cpu=${BENCH_LOAD_CPU:-1}
+port=${BENCH_PORT:-8795}
+out=target/bench-gateway
+url="http://127.0.0.1:$port/mcp"
+everything="@modelcontextprotocol/server-everything@2026.8.31"
+
+die() {
+    echo "bench-gateway: $*" >&2
+    exit 1
+}
+
+for tool in wrk taskset curl npx; do
+    command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"
+done
+./scripts/bench-e2e.sh --venv
+venv=$(cd target && pwd -P)/bench-venv
+
+echo "== building (release)"
+cargo build --release --locked --quiet -p harness-bench --bin bench-bare -p bench-gateway
+bin=$(pwd -P)/target/release
+# The gateway finds its upstream on PATH, as its manifest says.
+export PATH="$bin:$PATH"
+mkdir -p "$out"
+results="$out/results.jsonl"
+: >"$results"
+
+server_pid=""
+stop_server() {
+    if [ -n "$server_pid" ]; then
+        # The whole process group: a gateway or proxy and its upstream child.
+        kill -- "-$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=""
+    fi
+}
+trap stop_server EXIT
+
+start_server() {
+    local name=$1
+    case $name in
+    direct-bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
+    gateway-bare | gateway-everything)
+        command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --stateless
+            --audit-path "$out/audit.jsonl")
+        ;;
+    fastmcp-proxy)
+        command=("$venv/bin/uvicorn" --app-dir bench/load fastmcp_proxy:app --host 127.0.0.1
+            --port "$port" --workers 1 --no-access-log --log-level warning)
+        ;;
+    direct-everything) command=(env PORT="$port" npx --yes "$everything" streamableHttp) ;;
+    esac
+    setsid taskset -c "$server_cpu" "${command[@]}" >"$out/server.log" 2>&1 &
+    server_pid=$!
+}
+
+# The tool each server calls `echo`, and whether the run needs a session.
+tool_of() { case $1 in gateway-everything) echo everything_echo ;; *) echo echo ;; esac; }
+
+post() { # post BODY [SESSION]
+    local session_header=()
+    [ -z "${2:-}" ] || session_header=(-H "Mcp-Session-Id: $2")
+    curl -sS --max-time 5 -D "$out/headers" -X POST "$url" -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-11-25' \
+        "${session_header[@]}" -d "$1"
+}
+
+# open_session NAME -> a session id (direct-everything) or nothing, once echo answers.
+open_session() {
+    local name=$1 tool session="" reply=""
+    tool=$(tool_of "$name")
+    local call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"$tool"'","arguments":{"message":"hello"}}}'
+    for _ in $(seq 1 300); do
+        if [ "$name" = direct-everything ]; then
+            if post '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}' >/dev/null 2>&1; then
+                session=$(tr -d '\r' <"$out/headers" | awk 'tolower($1) == "mcp-session-id:" {print $2}')
+                post '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$session" >/dev/null
+            fi
+        fi
+        if reply=$(post "$call" "$session" 2>/dev/null) && [[ $reply == *hello* ]]; then
+            echo "$session"
+            return
+        fi
+        kill -0 "$server_pid" 2>/dev/null || die "$name exited: $(tail -5 "$out/server.log")"
+        sleep 0.2
+    done
+    die "$name never answered echo: $reply $(tail -5 "$out/server.log")"
+}
+
+# CPU ticks of the server process group.
+group_ticks() {
+    local total=0 pid
+    for pid in $(pgrep -g "$server_pid" 2>/dev/null); do
+        total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}' || echo 0)))
+    done
+    echo "$total"
+}
+
+hz=$(getconf CLK_TCK)
+for round in $(seq 1 "$rounds"); do
+    for name in $servers; do
+        start_server "$name"
+        session=$(open_session "$name")
+        for connections in $connections_list; do
+            export MCP_TOOL MCP_SESSION_ID=$session
+            MCP_TOOL=$(tool_of "$name")
+            taskset -c "$load_cpu" wrk -t1 -c"$connections" -d"${warmup}s" \
+                -s bench/load/tools_call.lua "$url" >/dev/null
+            before=$(group_ticks)
+            report=$(taskset -c "$load_cpu" wrk -t1 -c"$connections" -d"${seconds}s" --latency \
+                -s bench/load/tools_call.lua "$url" | sed -n 's/^WRK_JSON //p')
+            after=$(group_ticks)
+            [ -n "$report" ] || die "wrk printed nothing for $name"
+            echo "$report" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+name, connections, round_, ticks, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+r.update(server=name, connections=connections, round=round_,
+         cpu_us_per_call=round(ticks / hz * 1e6 / max(r["requests"], 1), 1))
+print(json.dumps(r))' "$name" "$connections" "$round" "$((after - before))" "$hz" >>"$results"
+            tail -n 1 "$results"
+        done
+        stop_server
+    done
+done
+
+python3 - "$results" >"$out/report.md" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+def med(server, connections, key):
+    values = [r[key] for r in rows if r["server"] == server and r["connections"] == connections]
+    return statistics.median(values) if values else None
+print("| server | conns | calls/s | p50 µs | p99 µs | CPU µs/call | errors |")
+print("|---|---|---|---|---|---|---|")
+for server in dict.fromkeys(r["server"] for r in rows):
+    for c in sorted({r["connections"] for r in rows}):
+        if med(server, c, "requests_per_second") is None:
+            continue
+        print(f"| {server} | {c} | {med(server, c, 'requests_per_second'):.0f} | {med(server, c, 'p50_us'):.0f} | "
+              f"{med(server, c, 'p99_us'):.0f} | {med(server, c, 'cpu_us_per_call'):.1f} | {med(server, c, 'errors'):.0f} |")
+def ratio(a, b, c, key):
+    x, y = med(a, c, key), med(b, c, key)
+    return None if x is None or y is None or y == 0 else x / y
+print()
+p50 = ratio("gateway-everything", "direct-everything", 1, "p50_us")
+if p50: print(f"- gateway over direct, server-everything, 1 connection: p50 x{p50:.2f} ({(p50 - 1) * 100:+.0f}%; goal at most +15%)")
+p50 = ratio("gateway-bare", "direct-bare", 1, "p50_us")
+if p50: print(f"- gateway over direct, bench-bare, 1 connection: p50 x{p50:.2f}")
+for c in (16, 1):
+    t = ratio("gateway-bare", "fastmcp-proxy", c, "requests_per_second")
+    if t: print(f"- gateway over FastMCP's proxy, bench-bare upstream, {c} connections: throughput x{t:.1f} (goal at least x10)")
+PY
+cat "$out/report.md"
