@@ -146,7 +146,7 @@ impl fmt::Display for ToolReport {
                 }
                 writeln!(
                     f,
-                    "    (not importable yet: keeping such a schema whole and validating it is separate work)"
+                    "    (import does not write the fallback yet: to serve it, keep its inputSchema whole in a file beside the manifest and set input_schema = \"schemas/{name}.json\" on an entry you write)"
                 )?;
             }
             Outcome::Collision => writeln!(
