@@ -2,13 +2,17 @@
 //!
 //! Three stages with their own types: [`manifest`] (the raw serde mirror), [`model`] (every
 //! name resolved and every rule checked, all errors collected) and [`emit`] (one emitter per
-//! artifact). [`Builder`] runs them from a build script; [`scaffold`] writes tool stubs.
+//! artifact). [`Builder`] runs them from a build script; [`scaffold`] writes tool stubs. With
+//! the `import` feature (off by default, so build scripts never build an MCP client),
+//! `import` pins an upstream's tools into the manifest.
 
 pub mod builder;
 pub mod diagnostics;
 pub mod emit;
 mod error_sink;
 pub mod ident;
+#[cfg(feature = "import")]
+pub mod import;
 pub mod manifest;
 pub mod manifest_path;
 pub mod model;

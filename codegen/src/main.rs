@@ -51,6 +51,25 @@ enum Command {
     },
     /// Print the JSON Schema of harness.toml (commit it as harness.schema.json).
     Schema,
+    /// Read the tools of the upstream NAME (an [[upstreams]] entry) and pin them as [[tools]]
+    /// entries in the manifest, keeping its comments and order (needs the `import` feature).
+    Import {
+        /// The upstream's name in the manifest.
+        name: String,
+        /// The manifest.
+        #[arg(long, default_value = "harness.toml")]
+        manifest: PathBuf,
+        /// Only these tools, by the upstream's names (comma-separated); the command fails when
+        /// one of them is not imported.
+        #[arg(long, value_delimiter = ',')]
+        tools: Option<Vec<String>>,
+        /// Replace the pin of a tool whose live definition drifted (nothing else of its entry).
+        #[arg(long)]
+        update_pins: bool,
+        /// Print the report and the manifest's diff; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Create a runnable server project in DIR: a manifest with one tool, its body, build.rs
     /// and main.rs.
     New {
@@ -113,6 +132,13 @@ fn run(command: Command) -> Result<(), String> {
             );
             Ok(())
         }
+        Command::Import {
+            name,
+            manifest,
+            tools,
+            update_pins,
+            dry_run,
+        } => import(name, manifest, tools, update_pins, dry_run),
         Command::Check { project } => {
             let (name, model) = load(&project.manifest)?;
             let count = model.tools.len();
@@ -159,4 +185,44 @@ fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+#[cfg(feature = "import")]
+fn import(
+    name: String,
+    manifest: PathBuf,
+    tools: Option<Vec<String>>,
+    update_pins: bool,
+    dry_run: bool,
+) -> Result<(), String> {
+    use harness_codegen::import::{ImportRequest, import};
+    let request = ImportRequest {
+        manifest,
+        upstream: name,
+        tools,
+        update_pins,
+        dry_run,
+    };
+    let report = import(&request).map_err(|error| error.to_string())?;
+    print!("{report}");
+    if report.needs_attention() {
+        return Err(
+            "error: the import needs your attention: see the lines marked `!` or `~` above"
+                .to_owned(),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "import"))]
+fn import(
+    name: String,
+    _manifest: PathBuf,
+    _tools: Option<Vec<String>>,
+    _update_pins: bool,
+    _dry_run: bool,
+) -> Result<(), String> {
+    Err(format!(
+        "error: this harness-codegen was built without the `import` feature (it keeps the MCP client out of build scripts)\nhelp: run `cargo run -p harness-codegen --features import -- import {name}`"
+    ))
 }

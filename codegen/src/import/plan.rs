@@ -1,0 +1,216 @@
+//! One import over manifest text and an upstream's live tools, without I/O: which tools are
+//! added, which are checked against their pins, and the edited text. Each new entry is
+//! checked by the model in the manifest it joins before it stays, so a tool the model would
+//! refuse (a name clash after case conversion, a bad default...) is reported and left out
+//! instead of breaking the manifest.
+
+use std::path::Path;
+
+use serde_json::Value;
+use toml_edit::DocumentMut;
+
+use crate::builder;
+use crate::import::diff::{definition_view, unified};
+use crate::import::edit::{self, BoundTool};
+use crate::import::entry::{Entry, entry, table};
+use crate::import::error::ImportError;
+use crate::import::report::{Outcome, ToolReport};
+use crate::model::{Model, UpstreamModel};
+
+/// Where the manifest is and what to do.
+pub(crate) struct Target<'a> {
+    /// The manifest text.
+    pub(crate) source: &'a str,
+    /// Its display name.
+    pub(crate) name: &'a str,
+    /// Where the files it names are.
+    pub(crate) base_dir: &'a Path,
+    /// The upstream's name.
+    pub(crate) upstream: &'a str,
+    /// `--tools`: the upstream tool names to import (all when `None`).
+    pub(crate) selection: Option<&'a [String]>,
+    /// `--update-pins`.
+    pub(crate) update_pins: bool,
+}
+
+/// The edited manifest text and what happened to each tool.
+pub(crate) struct Plan {
+    pub(crate) source: String,
+    pub(crate) tools: Vec<ToolReport>,
+}
+
+/// The manifest's model, or its rendered errors.
+pub(crate) fn load(source: &str, name: &str, base_dir: &Path) -> Result<Model, ImportError> {
+    builder::load(source, name, base_dir)
+        .map_err(|errors| ImportError::Manifest(errors.render_plain()))
+}
+
+/// The upstream named `name` in `model`.
+pub(crate) fn find_upstream<'m>(
+    model: &'m Model,
+    name: &str,
+    manifest: &str,
+) -> Result<&'m UpstreamModel, ImportError> {
+    model
+        .upstreams
+        .iter()
+        .find(|upstream| upstream.name == name)
+        .ok_or_else(|| ImportError::UnknownUpstream {
+            name: name.to_owned(),
+            manifest: manifest.to_owned(),
+            known: model.upstreams.iter().map(|u| u.name.clone()).collect(),
+        })
+}
+
+/// Plans the import of `live` (the upstream's `tools/list` entries as JSON) into the target.
+pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportError> {
+    let model = load(target.source, target.name, target.base_dir)?;
+    find_upstream(&model, target.upstream, target.name)?;
+    let edit_error = |message: String| ImportError::Edit {
+        manifest: target.name.to_owned(),
+        message,
+    };
+    let mut doc: DocumentMut = target
+        .source
+        .parse()
+        .map_err(|error: toml_edit::TomlError| edit_error(error.to_string()))?;
+    let bound = edit::bound_tools(&doc, target.upstream).map_err(edit_error)?;
+    let selected = |name: &str| {
+        target
+            .selection
+            .is_none_or(|names| names.iter().any(|n| n == name))
+    };
+    let live_name = |tool: &Value| tool["name"].as_str().unwrap_or_default().to_owned();
+    let mut reports = Vec::new();
+    for tool in live.iter().filter(|tool| selected(&live_name(tool))) {
+        let name = live_name(tool);
+        let report = match bound.iter().find(|bound| bound.remote_name == name) {
+            Some(existing) => check_pin(&mut doc, existing, tool, target.update_pins),
+            None => add(&mut doc, target, tool).map_err(edit_error)?,
+        };
+        reports.push(report);
+    }
+    for asked in target.selection.into_iter().flatten() {
+        if !live.iter().any(|tool| &live_name(tool) == asked) {
+            reports.push(plain(asked, Outcome::NotOffered));
+        }
+    }
+    for pinned in &bound {
+        let offered = live
+            .iter()
+            .any(|tool| live_name(tool) == pinned.remote_name);
+        if !offered && selected(&pinned.remote_name) && target.selection.is_none() {
+            reports.push(plain(&pinned.remote_name, Outcome::Missing));
+        }
+    }
+    Ok(Plan {
+        source: doc.to_string(),
+        tools: reports,
+    })
+}
+
+fn plain(name: &str, outcome: Outcome) -> ToolReport {
+    ToolReport {
+        name: name.to_owned(),
+        outcome,
+        audits: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+/// A tool the manifest already pins: unchanged, or drifted (re-pinned when asked).
+fn check_pin(
+    doc: &mut DocumentMut,
+    existing: &BoundTool,
+    live: &Value,
+    update: bool,
+) -> ToolReport {
+    let fresh = entry(live);
+    let live_sha256 = harness_contract::definition_sha256(live);
+    if existing.pin.as_deref() == Some(live_sha256.as_str()) {
+        return plain(&existing.remote_name, Outcome::Unchanged);
+    }
+    let current = edit::tool(doc, existing.index)
+        .map(definition_view)
+        .unwrap_or_default();
+    let (diff, audits, notes) = match &fresh {
+        Ok(fresh) => {
+            let fresh_table = table(fresh, &existing.name, "");
+            let diff = unified(
+                &current,
+                &definition_view(&fresh_table),
+                &format!("manifest: {}", existing.name),
+                &format!("live: {}", existing.remote_name),
+            );
+            let diff = if diff.is_empty() {
+                "(the same entry: the change is in what the manifest does not state, such as the outputSchema or text the audit strips)\n".to_owned()
+            } else {
+                diff
+            };
+            (diff, fresh.audits.clone(), fresh.notes.clone())
+        }
+        Err(constructs) => {
+            let pinned = harness_contract::upstream::pinned_definition(live);
+            let mut text = format!(
+                "the live definition (its inputSchema can no longer be said in the grammar: {}):\n",
+                constructs
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+            text.push_str(&serde_json::to_string_pretty(&pinned).expect("JSON serializes"));
+            text.push('\n');
+            (text, Vec::new(), Vec::new())
+        }
+    };
+    let updated = update && edit::set_pin(doc, existing.index, &live_sha256);
+    ToolReport {
+        name: existing.remote_name.clone(),
+        outcome: Outcome::Drifted {
+            pinned: existing.pin.clone().unwrap_or_default(),
+            live: live_sha256,
+            diff,
+            updated,
+        },
+        audits,
+        notes,
+    }
+}
+
+/// A tool the manifest does not have yet: added, or reported and left out.
+fn add(doc: &mut DocumentMut, target: &Target<'_>, live: &Value) -> Result<ToolReport, String> {
+    let name = live["name"].as_str().unwrap_or_default().to_owned();
+    if edit::tool_names(doc)?.contains(&name) {
+        return Ok(plain(&name, Outcome::Collision));
+    }
+    let entry: Entry = match entry(live) {
+        Ok(entry) => entry,
+        Err(constructs) => {
+            let constructs = constructs.iter().map(ToString::to_string).collect();
+            return Ok(plain(&name, Outcome::Unsupported { constructs }));
+        }
+    };
+    let mut report = ToolReport {
+        name: name.clone(),
+        outcome: Outcome::Added {
+            pin_sha256: entry.pin_sha256.clone(),
+        },
+        audits: entry.audits.clone(),
+        notes: entry.notes.clone(),
+    };
+    if entry.description.is_empty() {
+        report.outcome = Outcome::Invalid {
+            errors: "its description is empty (or nothing is left once the audit strips it); the model chooses tools by their description\n".to_owned(),
+        };
+        return Ok(report);
+    }
+    edit::append(doc, table(&entry, &name, target.upstream))?;
+    if let Err(errors) = builder::load(&doc.to_string(), target.name, target.base_dir) {
+        edit::remove_last(doc);
+        report.outcome = Outcome::Invalid {
+            errors: errors.render_plain(),
+        };
+    }
+    Ok(report)
+}
