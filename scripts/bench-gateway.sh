@@ -8,6 +8,9 @@
 #   fastmcp-proxy      FastMCP 4.2.3's proxy (create_proxy, under uvicorn) -> bench-bare over stdio;
 #   direct-everything  @modelcontextprotocol/server-everything's echo over streamable HTTP
 #                      (its own sessions);
+#   direct-everything-stdio, direct-bare-stdio
+#                      the upstream over stdio with no gateway, by bench-stdio (a raw JSON-RPC
+#                      pipe client, one call at a time: 1 connection only);
 #   gateway-everything the gateway (stateless JSON) -> server-everything over stdio.
 # Each at 1 connection (p50 latency) and 16 (throughput), loaded by wrk on the other core;
 # the server side (gateway or proxy with its upstream child, or the direct server) on one
@@ -25,7 +28,7 @@ cd "$(dirname "$0")/.."
 rounds=${BENCH_ROUNDS:-3}
 seconds=${BENCH_SECONDS:-10}
 warmup=${BENCH_WARMUP_SECONDS:-2}
-servers=${BENCH_SERVERS:-direct-bare gateway-bare fastmcp-proxy direct-everything gateway-everything}
+servers=${BENCH_SERVERS:-direct-bare direct-bare-stdio gateway-bare fastmcp-proxy direct-everything direct-everything-stdio gateway-everything}
 connections_list=${BENCH_CONNECTIONS:-1 16}
 server_cpu=${BENCH_SERVER_CPU:-0}
 load_cpu=${BENCH_LOAD_CPU:-1}
@@ -46,7 +49,7 @@ done
 venv=$(cd target && pwd -P)/bench-venv
 
 echo "== building (release)"
-cargo build --release --locked --quiet -p harness-bench --bin bench-bare -p bench-gateway
+cargo build --release --locked --quiet -p harness-bench --bin bench-bare --bin bench-stdio -p bench-gateway
 bin=$(pwd -P)/target/release
 # The gateway finds its upstream on PATH, as its manifest says.
 export PATH="$bin:$PATH"
@@ -125,9 +128,42 @@ group_ticks() {
     echo "$total"
 }
 
+# The server-everything npx installed (started with node directly, so its CPU is its own).
+everything_js() {
+    npx --yes "$everything" --help </dev/null >/dev/null 2>&1 || true
+    find "$HOME/.npm/_npx" -path '*@modelcontextprotocol/server-everything/package.json' 2>/dev/null \
+        | head -n 1 | xargs -r dirname | while read -r dir; do
+        node -e 'const p = require(process.argv[1]); const b = p.bin; console.log(typeof b === "string" ? b : Object.values(b)[0])' "$dir/package.json" \
+            | sed "s|^|$dir/|"
+    done
+}
+
+run_stdio() {
+    local name=$1 round=$2 command report
+    case $name in
+    direct-bare-stdio) command=("$bin/bench-bare" stdio) ;;
+    direct-everything-stdio)
+        local js
+        js=$(everything_js)
+        [ -n "$js" ] || die "server-everything is not in npx's cache"
+        command=(node "$js" stdio)
+        ;;
+    esac
+    report=$(taskset -c "$load_cpu" "$bin/bench-stdio" --seconds "$seconds" \
+        -- taskset -c "$server_cpu" "${command[@]}")
+    python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r.update(server=sys.argv[2], connections=1, round=int(sys.argv[3]), requests_per_second=r.pop("calls_per_second"), requests=r.pop("calls"), errors=0); print(json.dumps(r))' \
+        "$report" "$name" "$round" >>"$results"
+    tail -n 1 "$results"
+}
+
 hz=$(getconf CLK_TCK)
 for round in $(seq 1 "$rounds"); do
     for name in $servers; do
+        case $name in *-stdio)
+            run_stdio "$name" "$round"
+            continue
+            ;;
+        esac
         start_server "$name"
         session=$(open_session "$name")
         for connections in $connections_list; do
@@ -153,30 +189,5 @@ print(json.dumps(r))' "$name" "$connections" "$round" "$((after - before))" "$hz
     done
 done
 
-python3 - "$results" >"$out/report.md" <<'PY'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1])]
-def med(server, connections, key):
-    values = [r[key] for r in rows if r["server"] == server and r["connections"] == connections]
-    return statistics.median(values) if values else None
-print("| server | conns | calls/s | p50 µs | p99 µs | CPU µs/call | errors |")
-print("|---|---|---|---|---|---|---|")
-for server in dict.fromkeys(r["server"] for r in rows):
-    for c in sorted({r["connections"] for r in rows}):
-        if med(server, c, "requests_per_second") is None:
-            continue
-        print(f"| {server} | {c} | {med(server, c, 'requests_per_second'):.0f} | {med(server, c, 'p50_us'):.0f} | "
-              f"{med(server, c, 'p99_us'):.0f} | {med(server, c, 'cpu_us_per_call'):.1f} | {med(server, c, 'errors'):.0f} |")
-def ratio(a, b, c, key):
-    x, y = med(a, c, key), med(b, c, key)
-    return None if x is None or y is None or y == 0 else x / y
-print()
-p50 = ratio("gateway-everything", "direct-everything", 1, "p50_us")
-if p50: print(f"- gateway over direct, server-everything, 1 connection: p50 x{p50:.2f} ({(p50 - 1) * 100:+.0f}%; goal at most +15%)")
-p50 = ratio("gateway-bare", "direct-bare", 1, "p50_us")
-if p50: print(f"- gateway over direct, bench-bare, 1 connection: p50 x{p50:.2f}")
-for c in (16, 1):
-    t = ratio("gateway-bare", "fastmcp-proxy", c, "requests_per_second")
-    if t: print(f"- gateway over FastMCP's proxy, bench-bare upstream, {c} connections: throughput x{t:.1f} (goal at least x10)")
-PY
+python3 bench/load/gateway_report.py "$results" >"$out/report.md"
 cat "$out/report.md"
