@@ -7,7 +7,10 @@
 #     and of 2026-07-28, with sessions, and 2026-07-28 again stateless;
 #   - the default server (the incident monitor), every scenario that applies to a server with
 #     its tools only: the transport and lifecycle ones (the rest expect the fixture's tools,
-#     resources and prompts).
+#     resources and prompts);
+#   - the fixture served through the gateway (examples/conformance-gateway: its content,
+#     error, progress, logging, sampling and elicitation tools pinned, the fixture a stdio
+#     child), the tools and server-level scenarios at both revisions.
 #   ./scripts/conformance.sh             # debug builds
 #   CONFORMANCE_SERVER=target/x86_64-unknown-linux-gnu/release/incident-monitor ./scripts/conformance.sh
 #                                        # the default server from a given binary (CI: the static one that ships)
@@ -29,8 +32,12 @@ fi
 node="$dir/node_modules/.bin/node"
 conformance="$dir/node_modules/.bin/conformance"
 
-cargo build --locked --quiet -p conformance-fixture
+cargo build --locked --quiet -p conformance-fixture -p conformance-gateway
 fixture=target/debug/conformance-fixture
+gateway=target/debug/conformance-gateway
+# The gateway starts the fixture by name, as its manifest says.
+PATH="$(cd target/debug && pwd):$PATH"
+export PATH
 monitor=${CONFORMANCE_SERVER:-}
 if [ -z "$monitor" ]; then
     cargo build --locked --quiet -p incident-monitor
@@ -83,5 +90,19 @@ for scenario in tools-list dns-rebinding-protection server-sse-multiple-streams 
     input-required-result-unsupported-methods http-header-validation; do
     run_suite "monitor-2026-07-28-$scenario" "$monitor" "" monitor.yaml --spec-version 2026-07-28 --scenario "$scenario"
     run_suite "monitor-2026-07-28-stateless-$scenario" "$monitor" --stateless monitor.yaml --spec-version 2026-07-28 --scenario "$scenario"
+done
+for scenario in server-initialize logging-set-level ping tools-list tools-call-simple-text \
+    tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content \
+    tools-call-with-logging tools-call-error tools-call-with-progress tools-call-sampling \
+    tools-call-elicitation server-sse-multiple-streams dns-rebinding-protection \
+    server-session-lifecycle server-sse-polling; do
+    run_suite "gateway-2025-11-25-$scenario" "$gateway" "" gateway.yaml --spec-version 2025-11-25 --scenario "$scenario"
+done
+for scenario in tools-list tools-call-simple-text tools-call-image tools-call-audio \
+    tools-call-embedded-resource tools-call-mixed-content tools-call-error \
+    tools-call-with-progress server-sse-multiple-streams dns-rebinding-protection \
+    input-required-result-unsupported-methods input-required-result-validate-input \
+    input-required-result-ignore-extra-params http-header-validation; do
+    run_suite "gateway-2026-07-28-$scenario" "$gateway" "" gateway.yaml --spec-version 2026-07-28 --scenario "$scenario"
 done
 exit $status

@@ -110,6 +110,14 @@ impl CallContext {
             .is_some_and(|notifier| notifier.wants_progress())
     }
 
+    /// The lowest log level the client wants for this call (its session's `logging/setLevel`
+    /// or the request's own), if it wants logs at all.
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
+        self.notifier
+            .as_ref()
+            .and_then(|notifier| notifier.log_level())
+    }
+
     /// Reports progress (of `total`, when known). Sent only when the client asked for
     /// progress, the value is larger than the last one sent, the call is not cancelled and
     /// the last report is not too recent (the one reaching `total` always goes); returns

@@ -39,13 +39,18 @@ pub(crate) fn check(url: &str, timeout: Duration) -> Result<(), HealthError> {
     let response = String::from_utf8_lossy(&response);
     let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
     let status = head.lines().next().unwrap_or_default();
-    let healthy_body = serde_json::from_str::<serde_json::Value>(body.trim())
-        .is_ok_and(|value| value == serde_json::json!({"status": "ok"}));
-    if status.split_whitespace().nth(1) == Some("200") && healthy_body {
+    if healthy(status, body) {
         Ok(())
     } else {
         Err(HealthError::Unhealthy(status.to_owned()))
     }
+}
+
+/// 200 with a JSON object whose `status` is `"ok"`; a gateway's also lists its upstreams.
+fn healthy(status_line: &str, body: &str) -> bool {
+    let ok_body = serde_json::from_str::<serde_json::Value>(body.trim())
+        .is_ok_and(|value| value.get("status").and_then(serde_json::Value::as_str) == Some("ok"));
+    status_line.split_whitespace().nth(1) == Some("200") && ok_body
 }
 
 /// `http://HOST:PORT/PATH` as its authority and its path (`/` when absent); `None` for any
@@ -58,4 +63,25 @@ pub(crate) fn split_http_url(url: &str) -> Option<(&str, String)> {
                 (authority, format!("/{path}"))
             }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::healthy;
+
+    #[test]
+    fn healthy_means_200_and_status_ok_whatever_else_the_body_lists() {
+        assert!(healthy("HTTP/1.1 200 OK", r#"{"status":"ok"}"#));
+        // A gateway lists its upstreams beside the status.
+        assert!(healthy(
+            "HTTP/1.1 200 OK",
+            r#"{"status":"ok","upstreams":{"u":{"status":"up"}}}"#
+        ));
+        assert!(!healthy(
+            "HTTP/1.1 503 Service Unavailable",
+            r#"{"status":"degraded"}"#
+        ));
+        assert!(!healthy("HTTP/1.1 200 OK", r#"{"status":"degraded"}"#));
+        assert!(!healthy("HTTP/1.1 200 OK", "ok"));
+    }
 }

@@ -113,6 +113,11 @@ impl LogState {
             sent: AtomicU32::new(0),
         }
     }
+
+    /// The lowest level the client wants.
+    pub(crate) fn threshold(&self) -> LogLevel {
+        self.threshold
+    }
 }
 
 impl LogState {

@@ -67,6 +67,11 @@ impl Notifier {
         self.progress.is_some()
     }
 
+    /// The lowest log level the client wants for this call, if it wants logs at all.
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
+        self.logging.as_ref().map(logging::LogState::threshold)
+    }
+
     /// Whether the client still wants anything for this call.
     fn live(&self) -> bool {
         !self.cancellation.is_cancelled()

@@ -36,8 +36,8 @@ pub(crate) struct UpstreamHandler {
     list_changed: Arc<tokio::sync::Notify>,
 }
 
-/// The calls in flight on a connection that asked for progress, by the progress token of
-/// their upstream request.
+/// The calls in flight on a connection that asked for progress or logs, by the progress
+/// token of their upstream request.
 #[derive(Default)]
 pub(crate) struct Routes {
     calls: Mutex<HashMap<ProgressToken, CallContext>>,

@@ -1,7 +1,8 @@
-//! One `tools/call` to an upstream: sent through rmcp's peer, whose progress token (rmcp
-//! puts its own on every request) routes the upstream's progress back to the call that
-//! asked, and which sends `notifications/cancelled` upstream when the call is dropped (the
-//! tool's timeout, the client's cancellation) before its answer.
+//! One `tools/call` to an upstream: sent through rmcp's peer, carrying the log level the
+//! client asked for; its progress token (rmcp puts its own on every request) routes the
+//! upstream's progress and logs back to the call that asked, and dropping the call (the
+//! tool's timeout, the client's cancellation) before its answer sends
+//! `notifications/cancelled` upstream.
 
 use std::sync::Arc;
 
@@ -19,17 +20,22 @@ use crate::upstream::handler::Routes;
 pub(crate) async fn call_tool(
     peer: &Peer<RoleClient>,
     routes: &Arc<Routes>,
-    params: CallToolRequestParams,
+    mut params: CallToolRequestParams,
     context: &CallContext,
 ) -> Result<CallToolResult, ServiceError> {
+    if let Some(level) = context.log_level() {
+        params
+            .meta
+            .get_or_insert_with(Default::default)
+            .set_log_level(level.to_rmcp());
+    }
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await?;
-    // Progress the upstream sends before this line (it would have to answer within
+    // What the upstream sends before this line (it would have to answer within
     // microseconds) is dropped, as for a call that asked for none.
-    let _route = context
-        .wants_progress()
+    let _route = (context.wants_progress() || context.log_level().is_some())
         .then(|| routes.register(handle.progress_token.clone(), context.clone()));
     let mut abandoned = CancelOnDrop {
         peer: peer.clone(),
