@@ -5,7 +5,7 @@
 pub mod catalog;
 mod guards;
 
-pub use self::guards::{GuardSpec, RateLimitSpec, TabularSpec};
+pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
 
 use std::sync::Arc;
 
