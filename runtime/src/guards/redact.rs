@@ -115,9 +115,10 @@ const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         // `scheme://user:PASSWORD@host`: the password only (it may hold `@`; the last one
-        // before the host ends it).
+        // before the host ends it). RFC 3986 allows no `[` or `]` in it unencoded, which
+        // keeps a marker out of it.
         kind: "url_password",
-        pattern: r#"://[^\s:/?#@\[\]"'<>]*:([^\s/?#@\["'<>][^\s/?#"'<>]*)@"#,
+        pattern: r#"://[^\s:/?#@\[\]"'<>]*:([^\s/?#@\[\]"'<>][^\s/?#\[\]"'<>]*)@"#,
         check: None,
     },
 ];
