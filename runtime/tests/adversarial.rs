@@ -286,7 +286,8 @@ fn secretish() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
 }
 
-/// Texts of the look-alikes' pieces only: hex, UUID-like runs, words, versions.
+/// Texts of the look-alikes' pieces only, space-separated: hex, UUID-like runs, words,
+/// versions.
 fn secret_free() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         "[0-9a-f]{7,64}",
@@ -296,13 +297,15 @@ fn secret_free() -> impl Strategy<Value = String> {
         Just("sk-learn".to_owned()),
         Just("scikit-learn".to_owned()),
         Just("AKIA".to_owned()),
-        Just("Authorization: denied".to_owned()),
+        // Followed by `;`: 16 token characters after `Authorization:` are a credential.
+        Just("Authorization: denied; ".to_owned()),
         Just("https://example.com:8443/x".to_owned()),
         Just(" ".to_owned()),
         Just("\n".to_owned()),
         Just(", ".to_owned()),
     ];
-    prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.concat())
+    // Words are delimited in text: glued together, `sk-` and a camelCase run is a key's shape.
+    prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.join(" "))
 }
 
 proptest! {

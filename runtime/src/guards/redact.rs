@@ -89,7 +89,8 @@ const BUILTINS: &[Builtin] = &[
         check: None,
     },
     Builtin {
-        // Random base62: mixed classes, unlike a long kebab-case word after `sk-`.
+        // Random base62 (an upper-case letter among others), unlike a long kebab-case word or
+        // hex after `sk-`.
         kind: "openai_key",
         pattern: r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
         check: Some(mixed_classes),
@@ -142,16 +143,18 @@ pub const KINDS: &[&str] = &[
     "url_password",
 ];
 
-/// True when the text after a token's prefix mixes at least two of upper case, lower case
-/// and digits, as random base62 does and words do not.
+/// True when the text after a token's prefix looks like random base62: an upper-case letter
+/// and a lower-case letter or digit. Words, kebab-case names and hex are lower case; 36
+/// random base62 characters lack an upper-case letter once in 300 million.
 fn mixed_classes(secret: &str) -> bool {
     let body = secret
         .split_once(['-', '_'])
         .map_or(secret, |(_, body)| body);
     let upper = body.bytes().any(|b| b.is_ascii_uppercase());
-    let lower = body.bytes().any(|b| b.is_ascii_lowercase());
-    let digit = body.bytes().any(|b| b.is_ascii_digit());
-    u8::from(upper) + u8::from(lower) + u8::from(digit) >= 2
+    let other = body
+        .bytes()
+        .any(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    upper && other
 }
 
 /// One alternative of the compiled alternation.
@@ -566,6 +569,8 @@ mod tests {
             "eyJhbGciOiJIUzI1NiJ9 is one segment",
             "v1.2.3-rc.4+build.5 and ghp_short and xoxo-hugs",
             "sk-this-is-a-long-kebab-case-identifier-name",
+            // Found by the property test: `sk-learn` run into a hex id.
+            "sk-learn0aaaa00a0aaa0aa",
             "npm_config_cache=/tmp/npm and npm_package_version=1.0.0",
             "aGVsbG8gd29ybGQsIHRoaXMgaXMgb3JkaW5hcnkgdGV4dA==",
         ] {
