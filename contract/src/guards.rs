@@ -44,6 +44,10 @@ pub const DEFAULT_MIME_TYPES: &[&str] = &[
     "application/json",
 ];
 
+/// Whether secrets are redacted from output unless the manifest says otherwise
+/// (`redact_secrets`): on, so a credential a body lets slip never reaches the model.
+pub const DEFAULT_REDACT_SECRETS: bool = true;
+
 /// Smallest `max_chars` that leaves room for the truncation marker.
 pub const MIN_MAX_CHARS: u64 = 64;
 

@@ -17,8 +17,8 @@
 //!   envelope, audit); a [`Call`] is one `tools/call` as it reaches the pipeline.
 //!
 //! # The parts, for servers built by hand and for tests
-//! - [`guards`]: each output guard as a function (tag strip, line and char caps, tabular
-//!   blockade).
+//! - [`guards`]: each output guard as a function (tag strip, secret redaction, line and char
+//!   caps, tabular blockade).
 //! - [`audit`]: the JSONL audit log ([`AuditLog`]) and its record's fields.
 //! - [`verify`]: the strict verifier that reads the audit log and the state file back.
 //! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the stateless fast path and
@@ -114,8 +114,9 @@ pub mod __private {
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{
         AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, PinSpec,
-        RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, ServerSpec, StoreUnreachable,
-        TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec, UpstreamSpec,
+        RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,
+        StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec,
+        UpstreamSpec,
     };
     pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;

@@ -4,8 +4,11 @@
 //! pipeline as a text result, inside a structured result and as a tool's error message; and
 //! its invariants as properties: a fixed point whose output is what the independent oracle
 //! (harness_test_support::strip_oracle) says the strip promises: no construct it removes, no
-//! block contents kept, nothing it keeps removed.
+//! block contents kept, nothing it keeps removed. Secret redaction, which runs after the
+//! strip, has its own properties here: idempotent, and a text without a secret comes back
+//! unchanged (never longer).
 
+use harness_runtime::guards::redact::{Redactions, redact, redact_with};
 use harness_runtime::guards::strip::{sanitize, strip_hidden};
 use harness_runtime::spec::*;
 use harness_runtime::validate::NoArguments;
@@ -235,6 +238,103 @@ proptest! {
     fn text_with_nothing_to_strip_comes_back_unchanged(input in PLAIN) {
         prop_assume!(is_plain(&input));
         prop_assert_eq!(sanitize(&input, true), input.as_str());
+    }
+}
+
+/// Texts built from the pieces secrets are made of (prefixes, labels, separators, runs of
+/// token characters), so many of them hold a secret, some half of one, some two that touch.
+fn secretish() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("AKIA"),
+        Just("ASIA"),
+        Just("Q7Q7Q7Q7"),
+        Just("ghp_"),
+        Just("github_pat_"),
+        Just("glpat-"),
+        Just("xoxb-"),
+        Just("sk-"),
+        Just("sk-ant-"),
+        Just("sk_live_"),
+        Just("npm_"),
+        Just("AIza"),
+        Just("eyJ"),
+        Just("eyJhbGciOiJIUzI1NiJ9"),
+        Just("aB3dE6gH9jK2"),
+        Just("0123456789"),
+        Just("."),
+        Just("-"),
+        Just("_"),
+        Just("="),
+        Just(":"),
+        Just("@"),
+        Just("/"),
+        Just("://"),
+        Just("postgres://u:"),
+        Just("Authorization: "),
+        Just("Bearer "),
+        Just("aws_secret_access_key="),
+        Just("-----BEGIN RSA PRIVATE KEY-----"),
+        Just("-----END RSA PRIVATE KEY-----"),
+        Just("[REDACTED:jwt]"),
+        Just("https://hooks.slack.com/services/"),
+        Just("\n"),
+        Just("\\n"),
+        Just(" "),
+        Just("\""),
+        Just("é"),
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+}
+
+/// Texts of the look-alikes' pieces only, space-separated: hex, UUID-like runs, words,
+/// versions.
+fn secret_free() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[0-9a-f]{7,64}",
+        "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        "v[0-9]\\.[0-9]{1,2}\\.[0-9]{1,3}(-rc\\.[0-9])?",
+        "[a-z]{1,12}",
+        Just("sk-learn".to_owned()),
+        Just("scikit-learn".to_owned()),
+        Just("AKIA".to_owned()),
+        // Followed by `;`: 16 token characters after `Authorization:` are a credential.
+        Just("Authorization: denied; ".to_owned()),
+        Just("https://example.com:8443/x".to_owned()),
+        Just(" ".to_owned()),
+        Just("\n".to_owned()),
+        Just(", ".to_owned()),
+    ];
+    // Words are delimited in text: glued together, `sk-` and a camelCase run is a key's shape.
+    prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.join(" "))
+}
+
+proptest! {
+    // Fewer cases than the strip's: the regex automata are slow in a debug build.
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn redaction_is_idempotent(input in secretish()) {
+        let once = redact(&input).into_owned();
+        prop_assert_eq!(redact(&once), once.as_str());
+    }
+
+    #[test]
+    fn redaction_changes_a_text_only_where_it_counts_a_secret(input in secretish()) {
+        let mut tally = Redactions::default();
+        let out = redact_with(&input, &[], &mut tally);
+        if tally.is_empty() {
+            prop_assert_eq!(out.as_ref(), input.as_str());
+        } else {
+            // One marker per redaction; a redacted span may have held markers of its own.
+            let markers = out.matches("[REDACTED:").count() as u64;
+            let before = input.matches("[REDACTED:").count() as u64;
+            prop_assert!(tally.total() <= markers && markers <= tally.total() + before);
+        }
+    }
+
+    #[test]
+    fn a_text_without_a_secret_comes_back_unchanged(input in secret_free()) {
+        prop_assert_eq!(redact(&input), input.as_str());
     }
 }
 

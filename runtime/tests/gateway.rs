@@ -24,9 +24,9 @@ const HOSTILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/hostile_upstream.py"
 );
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "echo", "inject", "huge", "table", "hang", "crash", "flood", "sample", "garbage", "media",
-    "fails", "env",
+    "fails", "env", "leak",
 ];
 
 /// The guards of every gateway tool here: what the default manifest gives a tool.
@@ -255,6 +255,22 @@ async fn upstream_output_passes_every_guard() {
         outcomes,
         expected.map(|(t, o)| (t.to_owned(), o.to_owned())),
         "every call audited"
+    );
+}
+
+#[tokio::test]
+async fn secrets_an_upstream_returns_are_redacted() {
+    let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
+    let leaked = text(&gateway.call("leak").await);
+    assert!(leaked.contains("[REDACTED:aws_access_key]"), "{leaked}");
+    assert!(leaked.contains("[REDACTED:private_key]"), "{leaked}");
+    assert!(
+        !leaked.contains("QWERTYUIOPASDFGH") && !leaked.contains("MIIEvQ"),
+        "{leaked}"
+    );
+    assert!(
+        leaked.starts_with("config:") && leaked.ends_with("done"),
+        "{leaked}"
     );
 }
 

@@ -21,13 +21,23 @@ pub struct Defaults {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Guards {
-    /// Characters of output the model reads; longer output is cut, keeping JSON valid.
+    /// Characters of output the model reads (counted after redaction); longer output is cut,
+    /// keeping JSON valid.
     pub max_chars: Option<u64>,
     /// Lines kept per string of output.
     pub max_lines: Option<u64>,
     /// Strip `<TAG>...</TAG>` blocks from output (default true). Control, ANSI, bidi and
     /// zero-width characters are always stripped.
     pub strip_xml: Option<bool>,
+    /// Replace secrets in everything the model reads (results, error messages, log and
+    /// progress messages, sampled replies) by `[REDACTED:<kind>]` (default true): cloud keys,
+    /// GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic and npm tokens, private-key blocks,
+    /// JWTs, `Authorization` values and passwords in URLs. `false` opts a tool out.
+    pub redact_secrets: Option<bool>,
+    /// Patterns redacted besides the built-in kinds, each match replaced by
+    /// `[REDACTED:<kind>]` (only its first capture group, when it has groups); a tool's own
+    /// are added to those of `[defaults.guards]`.
+    pub redact_patterns: Option<Vec<RedactPattern>>,
     /// Answer a panicking body with an `InternalError` envelope (default true) rather than a
     /// JSON-RPC internal error; the call is answered either way.
     pub catch_unhandled: Option<bool>,
@@ -47,6 +57,17 @@ pub struct Guards {
     /// URI schemes resource links may point to (default: the schemes of the manifest's own
     /// resources); others are refused with `ContentNotAllowed`.
     pub link_schemes: Option<Vec<String>>,
+}
+
+/// `{ kind = "vault_token", pattern = "hvs\\.[A-Za-z0-9]{24,}" }`: a pattern redaction adds.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RedactPattern {
+    /// The kind the marker names, in snake_case: `[REDACTED:<kind>]`.
+    pub kind: String,
+    /// A regular expression in the `regex` crate's syntax (linear time: no look-around or
+    /// back-references; no named groups); it must not match the empty string.
+    pub pattern: String,
 }
 
 /// `rate_limit = { calls = 10, period_seconds = 60 }`.

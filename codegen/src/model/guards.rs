@@ -3,7 +3,9 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
-use crate::manifest::{self, Guards, RateLimitBackend, StoreUnreachable, TabularAction};
+use crate::manifest::{
+    self, Guards, RateLimitBackend, RedactPattern, StoreUnreachable, TabularAction,
+};
 use crate::manifest_path::ManifestPath;
 use crate::model::names::is_env_var_name;
 
@@ -23,6 +25,10 @@ pub struct GuardPolicy {
     pub max_lines: Option<u64>,
     /// Strip tag blocks.
     pub strip_xml: bool,
+    /// Redact secrets.
+    pub redact_secrets: bool,
+    /// Patterns redacted besides the built-in kinds: `[defaults.guards]`'s, then the tool's.
+    pub redact_patterns: Vec<RedactPattern>,
     /// Characters of output.
     pub max_chars: Option<u64>,
     /// Decoded bytes of binary content per result.
@@ -61,7 +67,7 @@ pub struct RateLimitStoreModel {
 const MAX_STORE_TIMEOUT_MS: u64 = 10_000;
 
 pub use harness_contract::guards::{
-    DEFAULT_MAX_BYTES, DEFAULT_MIME_TYPES, DEFAULT_TABULAR, MIN_MAX_CHARS,
+    DEFAULT_MAX_BYTES, DEFAULT_MIME_TYPES, DEFAULT_REDACT_SECRETS, DEFAULT_TABULAR, MIN_MAX_CHARS,
 };
 
 /// Checks guard values that no type can rule out.
@@ -117,6 +123,9 @@ pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorS
             );
         }
     }
+    for (index, pattern) in guards.redact_patterns.iter().flatten().enumerate() {
+        check_redact_pattern(pattern, &path.key("redact_patterns").index(index), errors);
+    }
     if let Some(limit) = guards.rate_limit {
         let limit_path = path.key("rate_limit");
         if limit.calls == 0 {
@@ -140,6 +149,63 @@ pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorS
                 .help("for example period_seconds = 60"),
             );
         }
+    }
+}
+
+/// Longest kind name of an added redaction pattern.
+const MAX_KIND_LEN: usize = 64;
+
+/// Checks one added redaction pattern: its kind a snake_case name, its pattern a regular
+/// expression that compiles, has no named groups (the runtime joins every pattern into one
+/// alternation, where names would clash) and cannot match the empty string (which would
+/// put a marker between every two characters).
+fn check_redact_pattern(pattern: &RedactPattern, path: &ManifestPath, errors: &ErrorSink<'_>) {
+    let kind = &pattern.kind;
+    let snake_case = kind.len() <= MAX_KIND_LEN
+        && kind.starts_with(|c: char| c.is_ascii_lowercase())
+        && kind
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if !snake_case {
+        errors.report(
+            Diagnostic::value(path.key("kind"), format!("`{kind}` is not a snake_case kind"))
+                .label("not snake_case")
+                .help(format!("a lowercase letter, then lowercase letters, digits and `_`, at most {MAX_KIND_LEN} characters; the marker reads `[REDACTED:<kind>]`, e.g. kind = \"vault_token\"")),
+        );
+    }
+    let at = path.key("pattern");
+    let help = "use the syntax of the `regex` crate (no look-around or back-references); it runs in linear time";
+    let regex = match regex::Regex::new(&pattern.pattern) {
+        Ok(regex) => regex,
+        Err(error) => {
+            let reason = error.to_string();
+            let reason = reason.lines().last().unwrap_or("invalid").trim().to_owned();
+            errors.report(
+                Diagnostic::value(at, format!("redaction pattern does not compile: {reason}"))
+                    .label("invalid regular expression")
+                    .help(help),
+            );
+            return;
+        }
+    };
+    if let Some(name) = regex.capture_names().flatten().next() {
+        errors.report(
+            Diagnostic::value(at, format!("redaction pattern has a named group `{name}`"))
+                .label("named group")
+                .help("use an unnamed group `(...)` around the part to redact, or `(?:...)` to group without capturing"),
+        );
+        return;
+    }
+    let empty = regex_syntax::parse(&pattern.pattern)
+        .ok()
+        .and_then(|hir| hir.properties().minimum_len())
+        == Some(0);
+    if empty {
+        errors.report(
+            Diagnostic::value(at, "redaction pattern can match the empty string")
+                .label("matches nothing as well as something")
+                .help("make every match at least one character long, e.g. `+` instead of `*`"),
+        );
     }
 }
 
@@ -257,6 +323,17 @@ fn resolve_guards(
         },
         max_lines: tool.max_lines.or(defaults.max_lines),
         strip_xml: tool.strip_xml.or(defaults.strip_xml).unwrap_or(true),
+        redact_secrets: tool
+            .redact_secrets
+            .or(defaults.redact_secrets)
+            .unwrap_or(DEFAULT_REDACT_SECRETS),
+        redact_patterns: defaults
+            .redact_patterns
+            .iter()
+            .chain(&tool.redact_patterns)
+            .flatten()
+            .cloned()
+            .collect(),
         max_chars: tool.max_chars.or(defaults.max_chars),
         max_bytes: tool
             .max_bytes

@@ -8,7 +8,7 @@ use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{Value, json};
 
 use crate::audit::{AuditRecord, args_sha256};
-use crate::guards::strip;
+use crate::guards::{redact, strip};
 use crate::pipeline::Pipeline;
 use crate::pipeline::envelope::codes;
 use crate::pipeline::refusal::{Refusal, Reply};
@@ -81,7 +81,7 @@ pub(crate) fn refusal_error(
         Reply::Envelope if row.code == codes::INVALID_ARGUMENTS => ErrorCode::INVALID_PARAMS,
         Reply::Envelope | Reply::InternalError => ErrorCode::INTERNAL_ERROR,
     };
-    let message = strip::sanitize(&row.message, true).into_owned();
+    let message = redact::redact(&strip::sanitize(&row.message, true)).into_owned();
     let mut data = json!({
         "status": "error",
         "error_code": row.code,

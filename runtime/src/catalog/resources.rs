@@ -285,7 +285,13 @@ impl Pipeline {
                 return refuse(Refusal::Panic { caught: true });
             }
             Some(Ok(Err(error))) => {
-                let message = crate::guards::strip::sanitize(error.message(), true).into_owned();
+                let stripped = crate::guards::strip::sanitize(error.message(), true);
+                let message = crate::guards::redact::apply(
+                    &stripped,
+                    crate::guards::redact::policy(guards),
+                    &mut crate::guards::redact::Redactions::default(),
+                )
+                .into_owned();
                 let data = json!({"status": "error", "error_code": error.code(), "message": message, "trace_id": trace_id, "uri": uri});
                 self.audit_request(
                     READ,

@@ -1,6 +1,6 @@
 //! The guards on content blocks: every text the model reads (text blocks, embedded text, a
-//! link's name and description) through the line cap and the tag strip, and text blocks and
-//! embedded text under one char budget, in order; binary blocks (image, audio, embedded blob)
+//! link's name and description) through the line cap, the tag strip and secret redaction, and
+//! text blocks and embedded text under one char budget (counted after redaction), in order; binary blocks (image, audio, embedded blob)
 //! against the tool's `max_bytes`, counted over the whole result, and its MIME allowlist;
 //! resource links only to URI schemes the manifest allows.
 
@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use rmcp::model::{ContentBlock, Resource, ResourceContents};
 
 use crate::content::{Binary, Block};
+use crate::guards::redact::{self, Redactions};
 use crate::guards::{chars, lines, strip};
 use crate::spec::GuardSpec;
 
@@ -34,6 +35,15 @@ pub(crate) struct TextCut {
     pub(crate) blocks_cut: u64,
     /// Text blocks dropped because the budget was spent before them.
     pub(crate) blocks_dropped: u64,
+}
+
+/// What the guards changed in a result's text, for its `_meta`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct GuardReport {
+    /// What the char budget cut, if anything.
+    pub(crate) cut: Option<TextCut>,
+    /// The secrets redacted, per kind.
+    pub(crate) redacted: Redactions,
 }
 
 /// The char budget shared by every text of one result.
@@ -72,13 +82,17 @@ impl Budget {
     }
 }
 
-/// The line cap and the tag strip on one text.
-fn clean(text: &str, guards: &GuardSpec) -> String {
+/// The line cap, the tag strip and secret redaction on one text, in that order.
+fn clean(text: &str, guards: &GuardSpec, redacted: &mut Redactions) -> String {
     let capped = match guards.max_lines {
         Some(max) => lines::cap_lines(text, max),
         None => Cow::Borrowed(text),
     };
-    strip::sanitize(&capped, guards.strip_xml).into_owned()
+    let stripped = strip::sanitize(&capped, guards.strip_xml);
+    match redact::apply(&stripped, redact::policy(guards), redacted) {
+        Cow::Borrowed(_) => stripped.into_owned(),
+        Cow::Owned(clean) => clean,
+    }
 }
 
 /// `type/subtype` in lowercase without parameters, if `mime` is a MIME type at all.
@@ -156,14 +170,14 @@ impl ByteBudget {
     }
 }
 
-/// Every block through its guards, in order: the blocks the model reads and what the char
-/// budget cut, or the first refusal.
+/// Every block through its guards, in order: the blocks the model reads and what the guards
+/// changed in their text, or the first refusal.
 pub(crate) fn guard_blocks(
     blocks: Vec<Block>,
     guards: &GuardSpec,
-) -> Result<(Vec<ContentBlock>, Option<TextCut>), ContentRefusal> {
-    let (guarded, cut) = guard_each(blocks, guards)?;
-    Ok((guarded.into_iter().flatten().collect(), cut))
+) -> Result<(Vec<ContentBlock>, GuardReport), ContentRefusal> {
+    let (guarded, report) = guard_each(blocks, guards)?;
+    Ok((guarded.into_iter().flatten().collect(), report))
 }
 
 /// [`guard_blocks`], keeping each block's place: `None` where the char budget had no room
@@ -171,13 +185,16 @@ pub(crate) fn guard_blocks(
 pub(crate) fn guard_each(
     blocks: Vec<Block>,
     guards: &GuardSpec,
-) -> Result<(Vec<Option<ContentBlock>>, Option<TextCut>), ContentRefusal> {
+) -> Result<(Vec<Option<ContentBlock>>, GuardReport), ContentRefusal> {
     let mut budget = Budget::new(guards.max_chars);
+    let mut redacted = Redactions::default();
     let mut bytes = ByteBudget::new(guards);
     let mut out = Vec::with_capacity(blocks.len());
     for block in blocks {
         let guarded = match block {
-            Block::Text(text) => budget.take(clean(&text, guards)).map(ContentBlock::text),
+            Block::Text(text) => budget
+                .take(clean(&text, guards, &mut redacted))
+                .map(ContentBlock::text),
             Block::Image { data, mime_type } => Some(ContentBlock::image(
                 bytes.admit(data, &mime_type, guards)?,
                 mime_type,
@@ -196,9 +213,9 @@ pub(crate) fn guard_each(
                 if let Some(mime) = &mime_type {
                     check_mime(mime, guards)?;
                 }
-                let mut link = Resource::new(uri, clean(&name, guards));
+                let mut link = Resource::new(uri, clean(&name, guards, &mut redacted));
                 if let Some(text) = description {
-                    link = link.with_description(clean(&text, guards));
+                    link = link.with_description(clean(&text, guards, &mut redacted));
                 }
                 if let Some(mime) = mime_type {
                     link = link.with_mime_type(mime);
@@ -213,14 +230,16 @@ pub(crate) fn guard_each(
                 if let Some(mime) = &mime_type {
                     check_mime(mime, guards)?;
                 }
-                budget.take(clean(&text, guards)).map(|text| {
-                    ContentBlock::resource(ResourceContents::TextResourceContents {
-                        uri,
-                        mime_type,
-                        text,
-                        meta: None,
+                budget
+                    .take(clean(&text, guards, &mut redacted))
+                    .map(|text| {
+                        ContentBlock::resource(ResourceContents::TextResourceContents {
+                            uri,
+                            mime_type,
+                            text,
+                            meta: None,
+                        })
                     })
-                })
             }
             Block::EmbeddedBlob {
                 uri,
@@ -242,7 +261,7 @@ pub(crate) fn guard_each(
     }
     let cut = budget.cut;
     let cut = (cut.blocks_cut + cut.blocks_dropped > 0).then_some(cut);
-    Ok((out, cut))
+    Ok((out, GuardReport { cut, redacted }))
 }
 
 #[cfg(test)]
@@ -257,6 +276,8 @@ mod tests {
         tabular: None,
         max_lines: Some(3),
         strip_xml: true,
+        redact_secrets: true,
+        redact_patterns: &[],
         max_chars: Some(100),
         max_bytes: 16,
         mime_types: &["image/png", "audio/wav", "text/plain"],
@@ -283,10 +304,46 @@ mod tests {
             2,
             "8 left is below the marker: the rest dropped"
         );
-        let cut = cut.expect("cut");
+        let cut = cut.cut.expect("cut");
         assert_eq!(cut.blocks_dropped, 2);
         let total: usize = blocks.iter().map(|b| text_of(b).chars().count()).sum();
         assert!(total <= 100, "{total}");
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_every_text_and_the_budget_counts_the_redacted_text() {
+        // Written in pieces, so this file holds no credential a scanner would flag.
+        let key = ["AKIA", "Q7Q7Q7Q7", "Q7Q7Q7Q7"].concat();
+        // 97 characters as the body wrote them, 102 once the 20-character key is a
+        // 25-character marker: over the budget of 100, so the text is cut.
+        let padded = format!("{key} {}", "k".repeat(76));
+        let content = Content::new()
+            .block(Block::ResourceLink {
+                uri: "test://doc".into(),
+                name: format!("doc {key}"),
+                description: None,
+                mime_type: None,
+            })
+            .text(padded);
+        let (blocks, report) = guard_blocks(content.into_blocks(), &GUARDS).unwrap();
+        let text = text_of(&blocks[1]);
+        assert!(text.starts_with("[REDACTED:aws_access_key] k"), "{text}");
+        assert!(
+            text.chars().count() <= 100 && text.contains("[truncated"),
+            "{text}"
+        );
+        assert_eq!(report.cut.map(|cut| cut.original_chars), Some(102));
+        let link = blocks[0].as_resource_link().unwrap();
+        assert_eq!(link.name, "doc [REDACTED:aws_access_key]");
+        assert_eq!(report.redacted.count("aws_access_key"), 2);
+        let off = GuardSpec {
+            redact_secrets: false,
+            ..GUARDS
+        };
+        let content = Content::new().text(key.clone());
+        let (blocks, report) = guard_blocks(content.into_blocks(), &off).unwrap();
+        assert_eq!(text_of(&blocks[0]), key);
+        assert!(report.redacted.is_empty());
     }
 
     #[test]
@@ -298,7 +355,7 @@ mod tests {
             text.chars().count() <= 100 && text.contains("[truncated"),
             "{text}"
         );
-        assert_eq!(cut.unwrap().blocks_cut, 1);
+        assert_eq!(cut.cut.unwrap().blocks_cut, 1);
     }
 
     #[test]

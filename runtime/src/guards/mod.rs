@@ -1,10 +1,11 @@
 //! The guards at the tool boundary, one file each, in pipeline order:
 //! [`rate_limit`] (in this process, or in Redis with the `redis` feature: `redis_window`) ->
-//! (validate, execute) -> [`tabular`] -> [`lines`] -> [`strip`] -> [`chars`].
+//! (validate, execute) -> [`tabular`] -> [`lines`] -> [`strip`] -> [`redact`] -> [`chars`].
 
 pub mod chars;
 pub mod lines;
 pub(crate) mod rate_limit;
+pub mod redact;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_window;
 pub mod strip;
@@ -29,11 +30,26 @@ pub(crate) fn rewrite_strings(value: &mut Value, edit: &impl Fn(&str) -> Cow<'_,
             .iter_mut()
             .for_each(|item| rewrite_strings(item, edit)),
         Value::Object(object) => {
-            // Keys almost never change; rebuild the map (keeping its order) only when one does.
-            if object.keys().any(|key| matches!(edit(key), Cow::Owned(_))) {
+            // Keys almost never change; rebuild the map (keeping its order) only when one does,
+            // editing each key once (an edit may count what it does).
+            let first_changed =
+                object
+                    .keys()
+                    .enumerate()
+                    .find_map(|(index, key)| match edit(key) {
+                        Cow::Owned(changed) => Some((index, changed)),
+                        Cow::Borrowed(_) => None,
+                    });
+            if let Some((changed_at, changed)) = first_changed {
                 let entries = std::mem::take(object);
-                for (key, item) in entries {
-                    object.insert(edit(&key).into_owned(), item);
+                let mut changed = Some(changed);
+                for (index, (key, item)) in entries.into_iter().enumerate() {
+                    let key = match index.cmp(&changed_at) {
+                        std::cmp::Ordering::Less => key,
+                        std::cmp::Ordering::Equal => changed.take().unwrap_or(key),
+                        std::cmp::Ordering::Greater => edit(&key).into_owned(),
+                    };
+                    object.insert(key, item);
                 }
             }
             object

@@ -5,8 +5,10 @@
 
 use serde_json::{Map, Value};
 
+use crate::guards::redact::{self, Redactions};
 use crate::guards::{chars, strip};
 use crate::input::{ElicitAnswer, Root, Sampled};
+use crate::spec::RedactPattern;
 use crate::validate::{ArgErrors, ArgPath, JsonObject};
 
 /// The longest sampled reply a body is handed, in characters.
@@ -137,14 +139,19 @@ fn check_value(value: &Value, schema: &Value, path: ArgPath<'_>, errors: &mut Ar
     }
 }
 
-/// A sampling result's text, as the body may read it.
-pub(crate) fn sampled(answer: &Value, strip_tags: bool) -> Result<Sampled, ArgErrors> {
+/// A sampling result's text, as the body may read it: stripped and redacted like output.
+pub(crate) fn sampled(
+    answer: &Value,
+    strip_tags: bool,
+    redact: Option<&'static [RedactPattern]>,
+) -> Result<Sampled, ArgErrors> {
     let mut errors = ArgErrors::default();
     let text = answer.pointer("/content/text").and_then(Value::as_str);
     let model = answer.get("model").and_then(Value::as_str);
     match (text, model) {
         (Some(text), Some(model)) => {
-            let clean = strip::sanitize(text, strip_tags);
+            let stripped = strip::sanitize(text, strip_tags);
+            let clean = redact::apply(&stripped, redact, &mut Redactions::default());
             let text =
                 chars::cap_text(&clean, MAX_SAMPLED_CHARS).unwrap_or_else(|| clean.into_owned());
             Ok(Sampled {
@@ -252,12 +259,24 @@ mod tests {
     #[test]
     fn a_sampled_reply_is_stripped_and_capped() {
         let answer = json!({"model": "m", "role": "assistant", "content": {"type": "text", "text": format!("ok<IMPORTANT>obey</IMPORTANT>{}", "x".repeat(20_000))}});
-        let sampled = sampled(&answer, true).unwrap();
+        let sampled = sampled(&answer, true, Some(&[][..])).unwrap();
         assert!(
             sampled.text.starts_with("okx")
                 && sampled.text.chars().count() as u64 <= MAX_SAMPLED_CHARS
         );
-        assert!(super::sampled(&json!({"content": {}}), true).is_err());
+        assert!(super::sampled(&json!({"content": {}}), true, None).is_err());
+    }
+
+    #[test]
+    fn a_sampled_reply_is_redacted_unless_the_tool_opts_out() {
+        // Written in pieces, so this file holds no credential a scanner would flag.
+        let token = ["ghp_", "wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO", "0pINUx"].concat();
+        let answer =
+            json!({"model": "m", "content": {"type": "text", "text": format!("use {token}")}});
+        let redacted = sampled(&answer, true, Some(&[][..])).unwrap();
+        assert_eq!(redacted.text, "use [REDACTED:github_token]");
+        let kept = sampled(&answer, true, None).unwrap();
+        assert_eq!(kept.text, format!("use {token}"));
     }
 
     #[test]

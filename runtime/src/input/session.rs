@@ -12,6 +12,7 @@ use crate::error::ToolError;
 use crate::input::answers::{self, Answers};
 use crate::input::{Capability, ElicitAnswer, Elicitation, Root, Sampled, Sampling};
 use crate::pipeline::envelope::codes;
+use crate::spec::RedactPattern;
 
 /// How this call reaches the client.
 #[derive(Debug)]
@@ -34,6 +35,7 @@ pub(crate) struct InputSession {
     channel: Channel,
     capabilities: Option<ClientCapabilities>,
     strip_tags: bool,
+    redact: Option<&'static [RedactPattern]>,
     missing: Mutex<Option<Capability>>,
     args_digest: String,
 }
@@ -56,17 +58,19 @@ fn invalid_answer(key: &str, errors: &crate::validate::ArgErrors) -> ToolError {
 }
 
 impl InputSession {
-    /// `args_digest`: sha256 of the call's arguments as sent, which a sealed state is bound to.
+    /// `args_digest`: sha256 of the call's arguments as sent, which a sealed state is bound to;
+    /// `strip_tags` and `redact` clean a sampled reply as the tool's guards clean output.
     pub(crate) fn new(
         channel: Channel,
         capabilities: Option<ClientCapabilities>,
-        strip_tags: bool,
+        (strip_tags, redact): (bool, Option<&'static [RedactPattern]>),
         args_digest: String,
     ) -> Self {
         Self {
             channel,
             capabilities,
             strip_tags,
+            redact,
             missing: Mutex::new(None),
             args_digest,
         }
@@ -220,13 +224,13 @@ impl InputSession {
         key: &str,
         sampling: &Sampling,
     ) -> Result<Sampled, ToolError> {
-        let strip_tags = self.strip_tags;
+        let (strip_tags, redact) = (self.strip_tags, self.redact);
         self.validated(
             key,
             Capability::Sampling,
             "sampling/createMessage",
             sampling.params(),
-            |answer| answers::sampled(answer, strip_tags),
+            |answer| answers::sampled(answer, strip_tags, redact),
         )
         .await
     }

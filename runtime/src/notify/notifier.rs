@@ -7,10 +7,11 @@ use rmcp::model::ProgressToken;
 use rmcp::service::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
+use crate::guards::redact::{self, Redactions};
 use crate::guards::{chars, strip};
 use crate::notify::logging::{self, LogLevel};
 use crate::notify::progress;
-use crate::spec::GuardSpec;
+use crate::spec::{GuardSpec, RedactPattern};
 
 /// The longest message a notification carries, in characters, below the tool's `max_chars`.
 pub(crate) const MAX_NOTIFICATION_CHARS: u64 = 1000;
@@ -23,6 +24,7 @@ pub(crate) struct Notifier {
     progress: Option<progress::ProgressState>,
     logging: Option<logging::LogState>,
     strip_tags: bool,
+    redact: Option<&'static [RedactPattern]>,
     max_chars: u64,
 }
 
@@ -50,16 +52,18 @@ impl Notifier {
             progress: requested.progress_token.map(progress::ProgressState::new),
             logging: requested.log_level.map(logging::LogState::new),
             strip_tags: guards.strip_xml,
+            redact: redact::policy(guards),
             max_chars: guards.max_chars.map_or(MAX_NOTIFICATION_CHARS, |max| {
                 max.min(MAX_NOTIFICATION_CHARS)
             }),
         }))
     }
 
-    /// The text as a notification may carry it: stripped like output, and short.
+    /// The text as a notification may carry it: stripped and redacted like output, and short.
     fn clean(&self, text: &str) -> String {
         let stripped = strip::sanitize(text, self.strip_tags);
-        chars::cap_text(&stripped, self.max_chars).unwrap_or_else(|| stripped.into_owned())
+        let redacted = redact::apply(&stripped, self.redact, &mut Redactions::default());
+        chars::cap_text(&redacted, self.max_chars).unwrap_or_else(|| redacted.into_owned())
     }
 
     /// Whether the request carried a progress token.

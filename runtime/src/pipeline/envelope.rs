@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use rmcp::model::CallToolResult;
 use serde::Serialize;
 
+use crate::guards::redact::{self, Redactions};
 use crate::guards::{chars, lines, strip};
 use crate::spec::GuardSpec;
 
@@ -84,8 +85,9 @@ impl<'a> ErrorEnvelope<'a> {
     }
 }
 
-/// An envelope's message after the output guards: sanitized, line-capped, and cut so that
-/// the envelope's JSON text (what the model reads) fits the tool's char cap.
+/// An envelope's message after the output guards: sanitized, line-capped, its secrets
+/// redacted (unless the tool opts out), and cut so that the envelope's JSON text (what the
+/// model reads) fits the tool's char cap.
 pub(crate) fn envelope_message<'m>(
     guards: &GuardSpec,
     code: &str,
@@ -97,6 +99,11 @@ pub(crate) fn envelope_message<'m>(
         && let Cow::Owned(capped) = lines::cap_lines(&message, max_lines.max(1))
     {
         message = Cow::Owned(capped);
+    }
+    if let Cow::Owned(redacted) =
+        redact::apply(&message, redact::policy(guards), &mut Redactions::default())
+    {
+        message = Cow::Owned(redacted);
     }
     let Some(max_chars) = guards.max_chars else {
         return message;

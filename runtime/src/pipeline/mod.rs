@@ -1,6 +1,6 @@
 //! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
 //! execute (timeout, panics caught, cancellation honoured) -> tabular blockade -> line cap ->
-//! tag strip -> char cap -> envelope -> audit (and OTLP export, with the `otel` feature).
+//! tag strip -> secret redaction -> char cap -> envelope -> audit (and OTLP export, with the `otel` feature).
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
 //! the tool body never saw.
 
@@ -12,6 +12,7 @@ pub(crate) mod panic_capture;
 pub(crate) mod refusal;
 pub(crate) mod result;
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +30,7 @@ use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
+use crate::guards::redact::{self, Redactions};
 use crate::guards::tabular::{self, TabularAction};
 use crate::guards::{lines, rewrite_strings, strip};
 use crate::notify::Notifier;
@@ -469,7 +471,7 @@ impl Pipeline {
     }
 }
 
-/// Tabular blockade, line cap, tag strip and char cap, in that order.
+/// Tabular blockade, line cap, tag strip, secret redaction and char cap, in that order.
 fn guard_output(guards: &GuardSpec, mut value: Value, trace_id: &str, args: Value) -> Outcome {
     if let Some(tabular) = guards.tabular
         && tabular::contains_table(&value, tabular.max_rows)
@@ -486,33 +488,51 @@ fn guard_output(guards: &GuardSpec, mut value: Value, trace_id: &str, args: Valu
     if let Some(max_lines) = guards.max_lines {
         rewrite_strings(&mut value, &|text| lines::cap_lines(text, max_lines));
     }
-    let strip_tags = guards.strip_xml;
-    rewrite_strings(&mut value, &|text| strip::sanitize(text, strip_tags));
-    let (mut reply, cut) = result::success(value, guards.max_chars);
-    if let Some(cut) = cut {
-        let mut meta = MetaObject::new();
-        meta.0.insert(
-            "harness/truncated".to_owned(),
-            json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items}),
-        );
-        reply = reply.with_meta(Some(meta));
+    let (strip_tags, policy) = (guards.strip_xml, redact::policy(guards));
+    let redacted = std::cell::RefCell::new(Redactions::default());
+    rewrite_strings(&mut value, &|text| {
+        let stripped = strip::sanitize(text, strip_tags);
+        match redact::apply(&stripped, policy, &mut redacted.borrow_mut()) {
+            Cow::Borrowed(_) => stripped,
+            Cow::Owned(clean) => Cow::Owned(clean),
+        }
+    });
+    let (reply, cut) = result::success(value, guards.max_chars);
+    let truncated = cut.map(|cut| {
+        json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items})
+    });
+    Outcome::ok(with_meta(reply, truncated, &redacted.into_inner()), args)
+}
+
+/// `_meta` on a successful result, when a guard changed it: `harness/truncated` (what the
+/// char cap cut) and `harness/redacted` (secrets redacted, per kind).
+fn with_meta(
+    reply: CallToolResult,
+    truncated: Option<Value>,
+    redacted: &Redactions,
+) -> CallToolResult {
+    if truncated.is_none() && redacted.is_empty() {
+        return reply;
     }
-    Outcome::ok(reply, args)
+    let mut meta = MetaObject::new();
+    if let Some(truncated) = truncated {
+        meta.0.insert("harness/truncated".to_owned(), truncated);
+    }
+    if !redacted.is_empty() {
+        meta.0
+            .insert("harness/redacted".to_owned(), redacted.to_json());
+    }
+    reply.with_meta(Some(meta))
 }
 
 /// Content blocks through their guards ([`crate::content::guard`]).
 fn guard_content(guards: &GuardSpec, blocks: Vec<Block>, trace_id: &str, args: Value) -> Outcome {
     match guard_blocks(blocks, guards) {
-        Ok((blocks, cut)) => {
-            let mut reply = CallToolResult::success(blocks);
-            if let Some(cut) = cut {
-                let mut meta = MetaObject::new();
-                meta.0.insert(
-                    "harness/truncated".to_owned(),
-                    json!({"original_chars": cut.original_chars, "blocks_cut": cut.blocks_cut, "blocks_dropped": cut.blocks_dropped}),
-                );
-                reply = reply.with_meta(Some(meta));
-            }
+        Ok((blocks, report)) => {
+            let truncated = report.cut.map(|cut| {
+                json!({"original_chars": cut.original_chars, "blocks_cut": cut.blocks_cut, "blocks_dropped": cut.blocks_dropped})
+            });
+            let reply = with_meta(CallToolResult::success(blocks), truncated, &report.redacted);
             Outcome::ok(reply, args)
         }
         Err(refusal) => {

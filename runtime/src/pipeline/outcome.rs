@@ -7,7 +7,7 @@ use rmcp::model::{CallToolResponse, CallToolResult, ErrorData, InputRequiredResu
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::guards::strip;
+use crate::guards::{redact, strip};
 use crate::pipeline::envelope::{ErrorEnvelope, envelope_message};
 use crate::pipeline::refusal::Refusal;
 use crate::spec::GuardSpec;
@@ -107,8 +107,9 @@ impl Outcome {
 }
 
 /// The error envelope as a result. The message is guarded like any output (a tool's own error
-/// text may quote untrusted data): tags and hidden characters removed, then held to the tool's
-/// line and char caps, the envelope's own fields counted.
+/// text may quote untrusted data): tags and hidden characters removed, secrets redacted, then
+/// held to the tool's line and char caps, the envelope's own fields counted (without a tool,
+/// the built-in redaction).
 fn envelope(
     guards: Option<&GuardSpec>,
     code: &str,
@@ -117,7 +118,10 @@ fn envelope(
 ) -> CallToolResult {
     let message = match guards {
         Some(guards) => envelope_message(guards, code, message, trace_id),
-        None => strip::sanitize(message, true),
+        None => match strip::sanitize(message, true) {
+            Cow::Borrowed(message) => redact::redact(message),
+            Cow::Owned(message) => Cow::Owned(redact::redact(&message).into_owned()),
+        },
     };
     ErrorEnvelope::new(code, &message, trace_id).into_result()
 }

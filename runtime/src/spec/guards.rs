@@ -23,6 +23,17 @@ pub struct TabularSpec {
     pub action: TabularAction,
 }
 
+/// A pattern the manifest adds to secret redaction (`[[defaults.guards.redact_patterns]]`):
+/// its matches are replaced by `[REDACTED:<kind>]` (only the first capture group that takes
+/// part, when the pattern has groups).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RedactPattern {
+    /// The kind the marker names (snake_case).
+    pub kind: &'static str,
+    /// A regular expression in the `regex` crate's syntax.
+    pub pattern: &'static str,
+}
+
 /// The guards of one tool, in pipeline order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GuardSpec {
@@ -39,6 +50,11 @@ pub struct GuardSpec {
     pub max_lines: Option<u64>,
     /// Strip `<TAG>...</TAG>` blocks (hidden characters are always stripped).
     pub strip_xml: bool,
+    /// Replace secrets (cloud keys, tokens, private keys, passwords in URLs...) by
+    /// `[REDACTED:<kind>]` in everything the model reads.
+    pub redact_secrets: bool,
+    /// Patterns redacted besides the built-in kinds.
+    pub redact_patterns: &'static [RedactPattern],
     /// Characters of output the model reads.
     pub max_chars: Option<u64>,
     /// Decoded bytes of binary content (images, audio, embedded blobs) in one result.
@@ -51,7 +67,8 @@ pub struct GuardSpec {
 
 impl GuardSpec {
     /// No guard but the ones that are always on (hidden characters stripped, panics caught),
-    /// and the default content limits.
+    /// the ones on by default (secret redaction with the built-in kinds), and the default
+    /// content limits.
     pub const NONE: Self = Self {
         rate_limit: None,
         timeout_ms: None,
@@ -59,6 +76,8 @@ impl GuardSpec {
         tabular: None,
         max_lines: None,
         strip_xml: true,
+        redact_secrets: harness_contract::guards::DEFAULT_REDACT_SECRETS,
+        redact_patterns: &[],
         max_chars: None,
         max_bytes: harness_contract::guards::DEFAULT_MAX_BYTES,
         mime_types: harness_contract::guards::DEFAULT_MIME_TYPES,

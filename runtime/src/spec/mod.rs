@@ -6,7 +6,7 @@ pub mod catalog;
 mod guards;
 mod upstream;
 
-pub use self::guards::{GuardSpec, RateLimitSpec, TabularSpec};
+pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
 pub use self::upstream::{EndpointSpec, OnDrift, PinSpec, UpstreamSpec};
 
 use std::sync::Arc;

@@ -28,7 +28,7 @@ pub(crate) const SERVER: ServerSpec = ServerSpec {
     request_state_key_env: None,
 };
 
-/// Panics caught and tags stripped; no other guard.
+/// Panics caught, tags stripped and secrets redacted (the defaults); no other guard.
 pub(crate) const GUARDS: GuardSpec = GuardSpec {
     rate_limit: None,
     timeout_ms: None,
@@ -36,6 +36,8 @@ pub(crate) const GUARDS: GuardSpec = GuardSpec {
     tabular: None,
     max_lines: None,
     strip_xml: true,
+    redact_secrets: true,
+    redact_patterns: &[],
     max_chars: None,
     max_bytes: harness_contract::guards::DEFAULT_MAX_BYTES,
     mime_types: harness_contract::guards::DEFAULT_MIME_TYPES,

@@ -3,7 +3,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use crate::emit::rust::tokens::{contract_enum, int, opt, opt_u64, rt};
+use crate::emit::rust::tokens::{contract_enum, int, opt, opt_u64, raw_string, rt};
 use crate::model::GuardPolicy;
 
 /// The resolved guard policy, spelled out so a policy change is a reviewable diff.
@@ -23,7 +23,15 @@ pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
         opt_u64(guards.max_lines),
         opt_u64(guards.max_chars),
     );
-    let (catch_unhandled, strip_xml) = (guards.catch_unhandled, guards.strip_xml);
+    let (catch_unhandled, strip_xml, redact_secrets) = (
+        guards.catch_unhandled,
+        guards.strip_xml,
+        guards.redact_secrets,
+    );
+    let redact_patterns = guards.redact_patterns.iter().map(|added| {
+        let (kind, pattern) = (&added.kind, raw_string(&added.pattern));
+        quote!(#rt::RedactPattern { kind: #kind, pattern: #pattern })
+    });
     let max_bytes = int(guards.max_bytes);
     let (mime_types, link_schemes) = (&guards.mime_types, &guards.link_schemes);
     quote! {
@@ -34,6 +42,8 @@ pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
             tabular: #tabular,
             max_lines: #max_lines,
             strip_xml: #strip_xml,
+            redact_secrets: #redact_secrets,
+            redact_patterns: &[#(#redact_patterns),*],
             max_chars: #max_chars,
             max_bytes: #max_bytes,
             mime_types: &[#(#mime_types),*],

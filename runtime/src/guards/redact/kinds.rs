@@ -1,0 +1,137 @@
+//! The built-in kinds of secret redaction: each a name, a pattern for the `regex` crate and,
+//! where a pattern alone cannot tell a secret from a word, a check on the match. Word
+//! boundaries are ASCII ones (`(?-u:\b)`), which the lazy DFA handles on any text; a Unicode
+//! one would make it give up on text that is not ASCII.
+
+/// A built-in kind: its name, its pattern, and a check on the secret the pattern alone
+/// cannot express.
+pub(super) struct Builtin {
+    pub(super) kind: &'static str,
+    pub(super) pattern: &'static str,
+    pub(super) check: Option<fn(&str) -> bool>,
+}
+
+/// The built-in patterns, in the order the alternation tries them at one position (the more
+/// specific first: `sk-ant-` before `sk-`). Capture groups mark the secret inside a match.
+pub(super) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        // The whole block, from BEGIN through END; an unterminated block to the end of its
+        // base64.
+        kind: "private_key",
+        pattern: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?s:.*?)-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\\s]*)",
+        check: None,
+    },
+    Builtin {
+        kind: "aws_access_key",
+        pattern: r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)",
+        check: None,
+    },
+    Builtin {
+        // Only where labelled: 40 characters of base64 are too common to redact bare.
+        kind: "aws_secret_key",
+        pattern: r#"(?i-u:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key|aws[_-]?session[_-]?token)(?-u:["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{16,})"#,
+        check: None,
+    },
+    Builtin {
+        kind: "google_api_key",
+        pattern: r"(?-u:\b)AIza[0-9A-Za-z_\-]{35,}",
+        check: None,
+    },
+    Builtin {
+        kind: "github_token",
+        pattern: r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        check: None,
+    },
+    Builtin {
+        kind: "gitlab_token",
+        pattern: r"(?-u:\b)gl(?:pat|dt|rt|ptt|soat|cbt)-[A-Za-z0-9_\-]{20,}",
+        check: None,
+    },
+    Builtin {
+        kind: "slack_webhook",
+        pattern: r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}",
+        check: None,
+    },
+    Builtin {
+        kind: "slack_token",
+        pattern: r"(?-u:\b)(?:xox[abprs]-[A-Za-z0-9\-]{10,}|xapp-[0-9]-[A-Za-z0-9\-]{10,})",
+        check: None,
+    },
+    Builtin {
+        kind: "stripe_key",
+        pattern: r"(?-u:\b)[rs]k_(?:live|test)_[A-Za-z0-9]{16,}",
+        check: None,
+    },
+    Builtin {
+        kind: "anthropic_key",
+        pattern: r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{20,}",
+        check: None,
+    },
+    Builtin {
+        // Random base62 (an upper-case letter among others), unlike a long kebab-case word or
+        // hex after `sk-`.
+        kind: "openai_key",
+        pattern: r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        check: Some(mixed_classes),
+    },
+    Builtin {
+        kind: "npm_token",
+        pattern: r"(?-u:\b)npm_[A-Za-z0-9]{36}(?-u:\b)",
+        check: Some(mixed_classes),
+    },
+    Builtin {
+        // Header and payload are both base64url JSON objects: `{"` encodes as `eyJ`.
+        kind: "jwt",
+        pattern: r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
+        check: None,
+    },
+    Builtin {
+        // The value after the header name (and its scheme, which stays): with a scheme at
+        // least 8 characters, without one at least 16, so prose such as "Authorization:
+        // denied" is left.
+        kind: "authorization",
+        pattern: r#"(?i-u:\b(?:proxy-)?authorization)(?-u:["']?[ \t]*[:=][ \t]*["']?)(?:(?i-u:bearer|basic|token|digest|negotiate|ntlm|apikey|api-key)[ \t]+([A-Za-z0-9._~+/=\-]{8,})|([A-Za-z0-9._~+/=\-]{16,}))"#,
+        check: None,
+    },
+    Builtin {
+        // `scheme://user:PASSWORD@host`: the password only (it may hold `@`; the last one
+        // before the host ends it). RFC 3986 allows no `[` or `]` in it unencoded, which
+        // keeps a marker out of it.
+        kind: "url_password",
+        pattern: r#"://[^\s:/?#@\[\]"'<>]*:([^\s/?#@\[\]"'<>][^\s/?#\[\]"'<>]*)@"#,
+        check: None,
+    },
+];
+
+/// The kinds the built-in patterns redact, each replaced by `[REDACTED:<kind>]`.
+pub const KINDS: &[&str] = &[
+    "private_key",
+    "aws_access_key",
+    "aws_secret_key",
+    "google_api_key",
+    "github_token",
+    "gitlab_token",
+    "slack_webhook",
+    "slack_token",
+    "stripe_key",
+    "anthropic_key",
+    "openai_key",
+    "npm_token",
+    "jwt",
+    "authorization",
+    "url_password",
+];
+
+/// True when the text after a token's prefix looks like random base62: an upper-case letter
+/// and a lower-case letter or digit. Words, kebab-case names and hex are lower case; 36
+/// random base62 characters lack an upper-case letter once in 300 million.
+fn mixed_classes(secret: &str) -> bool {
+    let body = secret
+        .split_once(['-', '_'])
+        .map_or(secret, |(_, body)| body);
+    let upper = body.bytes().any(|b| b.is_ascii_uppercase());
+    let other = body
+        .bytes()
+        .any(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    upper && other
+}
