@@ -78,6 +78,20 @@ impl Gateway {
             .collect()
     }
 
+    /// Whether the upstream received `notifications/cancelled` for its call of `tool`.
+    fn cancelled_upstream(&self, tool: &str) -> bool {
+        let received = self.received();
+        let call_ids: Vec<&Value> = received
+            .iter()
+            .filter(|m| m["method"] == "tools/call" && m["params"]["name"] == tool)
+            .map(|m| &m["id"])
+            .collect();
+        received.iter().any(|m| {
+            m["method"] == "notifications/cancelled"
+                && call_ids.contains(&&m["params"]["requestId"])
+        })
+    }
+
     fn audit(&self) -> Vec<Value> {
         std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
             .unwrap()
@@ -297,10 +311,8 @@ async fn a_hanging_upstream_times_out_and_the_request_is_cancelled_upstream() {
     let result = gateway.call("hang").await;
     assert_eq!(error_code(&result), "ToolTimeoutError");
     gateway
-        .until("notifications/cancelled upstream", |g| {
-            g.received()
-                .iter()
-                .any(|m| m["method"] == "notifications/cancelled")
+        .until("notifications/cancelled for the call, upstream", |g| {
+            g.cancelled_upstream("hang")
         })
         .await;
     // The connection still serves.
@@ -323,10 +335,8 @@ async fn a_client_cancellation_cancels_the_upstream_request() {
     let (result, ()) = tokio::join!(gateway.call_with("hang", cancellation), waiter);
     assert_eq!(error_code(&result), "Cancelled");
     gateway
-        .until("notifications/cancelled upstream", |g| {
-            g.received()
-                .iter()
-                .any(|m| m["method"] == "notifications/cancelled")
+        .until("notifications/cancelled for the call, upstream", |g| {
+            g.cancelled_upstream("hang")
         })
         .await;
 }
