@@ -72,6 +72,8 @@ target/debug/harness-codegen generate --manifest tests/fixtures/good/bundle_judg
 # the binaries `cargo test` just built (the incident monitor's with the shipped features).
 step "the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_transports.py target/debug
+step "the gateway in front of server-everything, through the official Python MCP client"
+"$mcp_venv/bin/python" tests/python/test_gateway.py target/debug
 step "the scripted model of the agent trial (tests/agent)"
 "$python" tests/agent/test_scripted_model.py
 ./scripts/scan_secrets.sh target/harbor-check/bundle
