@@ -14,7 +14,7 @@ use crate::model::guards::{GuardDefaults, RateLimitStoreModel, check_guards, rat
 use crate::model::names::TypeNames;
 use crate::model::server::{AuditModel, ServerModel, TransportModel, audit, server, transport};
 use crate::model::tools::{Builtin, ToolModel, builtin_tool, check_builtin_clashes, tools};
-use crate::model::upstreams::{UpstreamModel, upstreams};
+use crate::model::upstreams::{UpstreamModel, check_bundle, upstreams};
 use crate::model::value::toml_to_json;
 use crate::model::verifier::{self, VerifierModel};
 
@@ -109,6 +109,7 @@ pub fn build(
                 .map(|builtin| builtin_tool(builtin, &guards)),
         );
     }
+    check_bundle(manifest, &errors);
     let bundle = bundle::build(manifest, base_dir, &mut inputs, &errors);
     let verifier = verifier::build(manifest, &tools, &errors);
     if errors.failed() {

@@ -351,3 +351,19 @@ pub(crate) fn binding(
         pin_sha256: pin,
     })
 }
+
+/// A Harbor bundle cannot carry upstreams yet: its sidecar image holds only the server's
+/// static binary, so an upstream's program (npx, python...) would not be there to start.
+pub(crate) fn check_bundle(manifest: &manifest::Manifest, errors: &ErrorSink<'_>) {
+    if manifest.task.is_none() || manifest.upstreams.is_empty() {
+        return;
+    }
+    errors.report(
+        Diagnostic::value(
+            ManifestPath::root().key("upstreams").index(0).key("name"),
+            "a Harbor bundle (`[task]`) with `[[upstreams]]` is not supported yet",
+        )
+        .label("the sidecar image would not contain this upstream")
+        .help("serve the gateway outside the bundle for now, or remove [task]"),
+    );
+}

@@ -111,14 +111,38 @@ fn child(
     Ok(child)
 }
 
+/// Lines of a child's stderr written to the server log per second, at most (a child that
+/// floods its stderr cannot flood the log).
+const STDERR_LINES_PER_SECOND: u32 = 20;
+
 /// The child's stderr, line by line, into the server log under the upstream's name: stripped
-/// like anything else the upstream writes, each line cut at 1,000 characters.
+/// like anything else the upstream writes, each line cut at 1,000 characters, at most
+/// [`STDERR_LINES_PER_SECOND`] a second (what is dropped is counted before the next line).
 async fn log_stderr(upstream: &'static str, stderr: tokio::process::ChildStderr) {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let mut window = tokio::time::Instant::now();
+    let (mut written, mut dropped) = (0u32, 0u64);
     while let Ok(Some(line)) = lines.next_line().await {
+        if window.elapsed() >= std::time::Duration::from_secs(1) {
+            window = tokio::time::Instant::now();
+            written = 0;
+        }
+        if written == STDERR_LINES_PER_SECOND {
+            dropped += 1;
+            continue;
+        }
+        written += 1;
         let line = crate::guards::strip::sanitize(&line, true);
         let line: String = line.chars().take(1000).collect();
+        if dropped > 0 {
+            tracing::warn!(
+                upstream,
+                dropped,
+                "upstream stderr lines dropped (at most 20 a second)"
+            );
+            dropped = 0;
+        }
         tracing::info!(upstream, stderr = %line, "upstream stderr");
     }
 }
