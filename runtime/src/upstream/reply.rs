@@ -120,10 +120,10 @@ fn block_of(upstream: &str, block: ContentBlock) -> Result<Block, ToolError> {
             _ => {
                 return Err(ToolError::new(
                     codes::UPSTREAM_ERROR,
-                    "the upstream returned an embedded blob without a MIME type",
+                    "the upstream returned an embedded resource without a MIME type (or of a kind this server does not carry)",
                 )
                 .with_outcome(HarnessOutcome::Blocked.as_str())
-                .with_internal_detail(format!("upstream {upstream}: untyped blob")));
+                .with_internal_detail(format!("upstream {upstream}: an untyped or unknown embedded resource")));
             }
         },
         other => {
