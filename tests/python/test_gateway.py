@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_transports import http_server  # noqa: E402 - the shared server fixture
+from test_transports import http_server, run_tests  # noqa: E402 - the shared fixture and runner
 
 BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "target/debug")
 GATEWAY = str(BIN / "gateway")
@@ -80,16 +80,7 @@ async def test_streamable_http() -> None:
 
 
 async def main() -> int:
-    tests = [test_stdio, test_streamable_http]
-    for test in tests:
-        try:
-            await asyncio.wait_for(test(), timeout=120)
-        except BaseException as error:  # noqa: BLE001 - report any failure by name
-            print(f"FAIL {test.__name__}: {error!r}")
-            return 1
-        print(f"ok   {test.__name__}")
-    print(f"{len(tests)} gateway tests passed")
-    return 0
+    return await run_tests([test_stdio, test_streamable_http], "gateway", timeout=120)
 
 
 if __name__ == "__main__":

@@ -243,17 +243,22 @@ async def test_a_bracketed_host_followed_by_anything_is_refused() -> None:
                 assert response.status_code == 403, (transport, headers, response)
 
 
-async def main() -> int:
-    tests = [value for name, value in globals().items() if name.startswith("test_")]
+async def run_tests(tests: list, what: str, timeout: float) -> int:
+    """Runs each test in turn; stops at the first failure, naming it."""
     for test in tests:
         try:
-            await asyncio.wait_for(test(), timeout=60)
+            await asyncio.wait_for(test(), timeout=timeout)
         except BaseException as error:  # noqa: BLE001 - report any failure by name
             print(f"FAIL {test.__name__}: {error!r}")
             return 1
         print(f"ok   {test.__name__}")
-    print(f"{len(tests)} transport tests passed")
+    print(f"{len(tests)} {what} tests passed")
     return 0
+
+
+async def main() -> int:
+    tests = [value for name, value in globals().items() if name.startswith("test_")]
+    return await run_tests(tests, "transport", timeout=60)
 
 
 if __name__ == "__main__":
