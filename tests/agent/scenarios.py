@@ -1,4 +1,4 @@
-"""The scripted model's scenarios: what Claude Code must send at each turn, and the answer.
+"""The scripted model's scenarios: what the agent must send at each turn, and the answer.
 
 A scenario is a list of turns. Turn N answers the request whose conversation already holds
 N assistant messages. Each turn checks the request first (tools offered, the skill, the
@@ -6,6 +6,11 @@ tool_result of the previous turn's calls); every problem it finds is a mismatch 
 the trial as failed. The checks read only what the Messages API carries, so they prove the
 agent loop: Claude Code offered the MCP tool under its own name, ran the call through its
 MCP client, and returned the server's guarded result.
+
+Scenarios are written in Claude Code's vocabulary (Messages API blocks; its Skill, Write and
+Bash tools; `mcp__SERVER__TOOL`). Request reads a Messages API request; responses_api.py
+reads an OpenAI Responses API request (Codex) behind the same methods and maps each answer
+block onto the tools Codex offers, so one scenario drives both agents.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ class Request:
     def is_agent_turn(self) -> bool:
         # The agent loop always offers the built-in tools; side requests offer none.
         return "Bash" in self.tools or "Write" in self.tools
+
+    def has_tool(self, name: str) -> bool:
+        return name in self.tools
 
     def turn(self) -> int:
         return sum(1 for message in self.messages if message.get("role") == "assistant")
@@ -109,7 +117,7 @@ class Scenario:
 
 def offers(*names: str) -> Check:
     def check(request: Request) -> list[str]:
-        return [f"tool {name} not offered (offered: {sorted(request.tools)})" for name in names if name not in request.tools]
+        return [f"tool {name} not offered (offered: {sorted(request.tools)})" for name in names if not request.has_tool(name)]
     return check
 
 
@@ -132,7 +140,8 @@ def result_of(turn: int, index: int, *, error: bool = False, has: tuple[str, ...
         if result is None:
             return [f"no tool_result for {call_id} (got {sorted(request.tool_results())})"]
         problems = []
-        if result["is_error"] != error:
+        # None: the API does not tell the model (Codex sends an MCP result's isError nowhere).
+        if result["is_error"] is not None and result["is_error"] != error:
             problems.append(f"{call_id}: is_error {result['is_error']}, expected {error}: {result['text'][:300]!r}")
         problems += [f"{call_id}: result lacks {s!r}: {result['text'][:300]!r}" for s in has if s not in result["text"]]
         problems += [f"{call_id}: result has {s!r}" for s in lacks if s in result["text"]]

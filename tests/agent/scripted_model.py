@@ -1,19 +1,21 @@
-"""A scripted Anthropic Messages API server: the model of a real agent trial.
+"""A scripted model (Anthropic Messages API or OpenAI Responses API): the model of a real agent trial.
 
-Claude Code talks to it through ANTHROPIC_BASE_URL exactly as it talks to the real API
-(POST /v1/messages, streaming or not, and /v1/messages/count_tokens). Each answer comes
-from a scenario (scenarios.py): a list of turns, each of which first checks what Claude
-Code sent (the tools offered, the skill, the previous tool_result) and then answers with
-text or tool_use blocks. The turn is the number of assistant messages already in the
+`--api messages` (the default): Claude Code talks to it through ANTHROPIC_BASE_URL exactly
+as it talks to the real API (POST /v1/messages, streaming or not, and
+/v1/messages/count_tokens). `--api responses`: Codex CLI talks to it through its
+openai_base_url (POST /v1/responses, streamed; responses_api.py reads and answers it). Each
+answer comes from a scenario (scenarios.py): a list of turns, each of which first checks
+what the agent sent (the tools offered, the skill, the previous tool results) and then
+answers with text or tool calls. The turn is the number of earlier model responses in the
 conversation, so a retried request gets the same answer and side requests (titles, quota
 checks: no tools offered) never advance the script.
 
 A mismatch ends the trial as failed: it is recorded in the verdict file and answered with
-an invalid_request_error, so Claude Code stops. The verdict file (JSON, rewritten after
-every request) says which turns ran, every mismatch, and whether the script finished.
-Standard library only; deterministic (no clocks or randomness in what it answers).
+an invalid_request_error, so the agent stops. The verdict file (JSON, rewritten after every
+request) says which turns ran, every mismatch, and whether the script finished. Standard
+library only; deterministic (no clocks or randomness in what it answers).
 
-    python3 scripted_model.py --scenario diligent --port 8990 --state-dir /state
+    python3 scripted_model.py --scenario diligent --port 8990 --state-dir /state [--api responses]
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import responses_api
 import scenarios
 
 
@@ -53,7 +56,7 @@ class Recorder:
         with self.lock:
             with open(self.state_dir / "requests.jsonl", "a", encoding="utf-8") as log:
                 log.write(json.dumps({"path": path, "body": body}, sort_keys=True) + "\n")
-            for name in ("user-agent", "x-app", "anthropic-version"):
+            for name in ("user-agent", "x-app", "anthropic-version", "originator"):
                 if name in headers:
                     self.verdict["agent_headers"][name] = headers[name]
 
@@ -125,15 +128,20 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     recorder: Recorder
     scenario: scenarios.Scenario
+    api = "messages"
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
         sys.stderr.write("scripted-model: " + format % args + "\n")
 
     def do_GET(self) -> None:  # noqa: N802 (the base's name)
-        if self.path.rstrip("/") in ("", "/health"):
+        if self.api == "responses" and self.path.split("?", 1)[0] == "/v1/responses":
+            # Codex tries the Responses WebSocket first. 426 makes it fall back to HTTP at
+            # once; a 404 costs it five reconnects (about 6 s) before the same fallback.
+            self._json(426, responses_api.error_body("invalid_request_error", "no WebSocket here: POST /v1/responses"))
+        elif self.path.rstrip("/") in ("", "/health"):
             self._json(200, {"status": "ok", "scenario": self.scenario.name})
         else:
-            self._json(404, error_body("not_found_error", f"no route {self.path}"))
+            self._json(404, self._error("not_found_error", f"no route {self.path}"))
 
     def do_HEAD(self) -> None:  # noqa: N802
         self.send_response(200)
@@ -146,24 +154,24 @@ class Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
-            self._json(400, error_body("invalid_request_error", "body is not JSON"))
+            self._json(400, self._error("invalid_request_error", "body is not JSON"))
             return
         path = self.path.split("?", 1)[0]
         self.recorder.request(path, {k.lower(): v for k, v in self.headers.items()}, body)
-        if path == "/v1/messages/count_tokens":
+        if self.api == "messages" and path == "/v1/messages/count_tokens":
             self._json(200, {"input_tokens": max(1, len(raw) // 4)})
-        elif path == "/v1/messages":
-            self._messages(body)
+        elif self.api == "messages" and path == "/v1/messages":
+            self._turn(scenarios.Request(body), body)
+        elif self.api == "responses" and path == "/v1/responses":
+            self._turn(responses_api.ResponsesRequest(body), body)
         else:
-            self._json(404, error_body("not_found_error", f"no route {path}"))
+            self._json(404, self._error("not_found_error", f"no route {path}"))
 
-    def _messages(self, body: dict) -> None:
-        request = scenarios.Request(body)
-        model = body.get("model", "scripted")
+    def _turn(self, request: scenarios.Request | responses_api.ResponsesRequest, body: dict) -> None:
         if not request.is_agent_turn():
             # A side request (a title, a quota probe): a fixed answer, the script unmoved.
             self.recorder.update(side_requests=1)
-            self._reply(body, message_of([{"type": "text", "text": "ok"}], model, "side"))
+            self._answer(body, request, [{"type": "text", "text": "ok"}], "side")
             return
         if request.offers_skill(self.scenario.skill):
             self.recorder.update(skill_offered=True)
@@ -176,6 +184,12 @@ class Handler(BaseHTTPRequestHandler):
             return
         turn = self.scenario.turns[index]
         problems = turn.check(request)
+        answer = None
+        if not problems and not turn.malformed:
+            try:
+                answer = self._prepare(body, request, turn.answer(request), f"{index:02d}")
+            except responses_api.Unanswerable as problem:
+                problems = [str(problem)]
         if problems:
             self._mismatch(index, "; ".join(problems))
             return
@@ -187,7 +201,20 @@ class Handler(BaseHTTPRequestHandler):
         if turn.malformed:
             self._malformed()
             return
-        self._reply(body, message_of(turn.answer(request), model, f"{index:02d}"))
+        self._send(body, answer)
+
+    def _prepare(self, body: dict, request: object, blocks: list[dict], turn: str) -> dict:
+        """The whole response to `blocks`, in this server's API."""
+        model = body.get("model", "scripted")
+        if self.api == "responses":
+            return responses_api.response_of(responses_api.output_items(blocks, request, turn), model, turn)
+        return message_of(blocks, model, turn)
+
+    def _answer(self, body: dict, request: object, blocks: list[dict], turn: str) -> None:
+        self._send(body, self._prepare(body, request, blocks, turn))
+
+    def _error(self, kind: str, message: str) -> dict:
+        return responses_api.error_body(kind, message) if self.api == "responses" else error_body(kind, message)
 
     def _hold(self, deadline_seconds: float = 300) -> None:
         state = self.recorder.state_dir
@@ -200,9 +227,9 @@ class Handler(BaseHTTPRequestHandler):
     def _mismatch(self, index: int, problem: str) -> None:
         sys.stderr.write(f"scripted-model: MISMATCH at turn {index}: {problem}\n")
         self.recorder.update(mismatches={"turn": index, "problem": problem})
-        self._json(400, error_body("invalid_request_error", f"scripted model: turn {index}: {problem}"))
+        self._json(400, self._error("invalid_request_error", f"scripted model: turn {index}: {problem}"))
 
-    def _reply(self, body: dict, message: dict) -> None:
+    def _send(self, body: dict, message: dict) -> None:
         if not body.get("stream"):
             self._json(200, message)
             return
@@ -211,20 +238,25 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        for event, data in sse_events(message):
+        events = responses_api.sse_events(message) if self.api == "responses" else sse_events(message)
+        for event, data in events:
             self.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
         self.wfile.flush()
         self.close_connection = True
 
     def _malformed(self) -> None:
-        """A stream that breaks the protocol: a delta for a block never started, then junk."""
+        """A stream that breaks the protocol (Messages: a delta for a block never started, then
+        junk; Responses: responses_api.MALFORMED)."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(b'event: content_block_delta\ndata: {"type":"content_block_delta","index":7,'
-                         b'"delta":{"type":"input_json_delta","partial_json":"{\\"incid"}}\n\n')
-        self.wfile.write(b"event: message_start\ndata: {not json\n\n")
+        if self.api == "responses":
+            self.wfile.write(responses_api.MALFORMED)
+        else:
+            self.wfile.write(b'event: content_block_delta\ndata: {"type":"content_block_delta","index":7,'
+                             b'"delta":{"type":"input_json_delta","partial_json":"{\\"incid"}}\n\n')
+            self.wfile.write(b"event: message_start\ndata: {not json\n\n")
         self.wfile.flush()
         self.close_connection = True
 
@@ -247,11 +279,14 @@ def main() -> None:
     parser.add_argument("--bind", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8990)
     parser.add_argument("--state-dir", type=Path, required=True)
+    parser.add_argument("--api", choices=("messages", "responses"), default="messages",
+                        help="messages: Anthropic's, for Claude Code; responses: OpenAI's, for Codex")
     options = parser.parse_args()
+    Handler.api = options.api
     Handler.scenario = scenarios.SCENARIOS[options.scenario]
     Handler.recorder = Recorder(options.state_dir, options.scenario)
     server = ThreadingHTTPServer((options.bind, options.port), Handler)
-    sys.stderr.write(f"scripted-model: {options.scenario} on {options.bind}:{options.port}\n")
+    sys.stderr.write(f"scripted-model: {options.scenario} ({options.api}) on {options.bind}:{options.port}\n")
     server.serve_forever()
 
 

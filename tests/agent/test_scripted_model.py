@@ -1,9 +1,12 @@
 """The scripted model on its own: the Messages API events it streams, a mismatch failing the
-turn, side requests leaving the script where it is, and the malformed stream of the fault.
-Standard library only: `python3 tests/agent/test_scripted_model.py`."""
+turn, side requests leaving the script where it is, and the malformed stream of the fault;
+in Responses API mode, the events Codex reads, its namespaced MCP call, the skill read from
+the path Codex listed, and how its tool outputs are read. Standard library only:
+`python3 tests/agent/test_scripted_model.py`."""
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import tempfile
@@ -16,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import scenarios  # noqa: E402 (after the path it is found on)
+import responses_api  # noqa: E402 (after the path it is found on)
+import scenarios  # noqa: E402
 import scripted_model  # noqa: E402
 
 TOOLS = [{"name": name, "description": "", "input_schema": {"type": "object"}}
@@ -33,6 +37,42 @@ FIRST_TURN = {
 }
 
 
+# A first request of Codex 0.171.0 (`codex exec`, Harbor's flags), cut down from one recorded
+# in the matrix's streamable-HTTP cell: its shell, the monitor's namespace, the skill roots
+# and the skills listed in a developer message, the task.
+SKILLS = ("<skills_instructions>\n## Skills\n### Skill roots\n- `r0` = `/root/.agents/skills`\n"
+          "- `r1` = `/tmp/codex-home/skills/.system`\n### Available skills\n"
+          "- skill-creator: Create or update a Codex skill. (file: r1/skill-creator/SKILL.md)\n"
+          "- incident-triage: Diagnose a system failure from read-only monitoring evidence. "
+          "(file: r0/incident-triage/SKILL.md)\n</skills_instructions>")
+CODEX_TOOLS = [
+    {"type": "function", "name": "exec_command", "strict": False,
+     "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}},
+    {"type": "namespace", "name": "mcp__monitoring", "description": "Read-only incident monitoring.",
+     "tools": [{"type": "function", "name": "get_incident_snapshot", "strict": False,
+                "parameters": {"type": "object", "properties": {"incident_id": {"type": "integer"}}}}]},
+]
+CODEX_FIRST_TURN = {
+    "model": "scripted-model",
+    "stream": True,
+    "tool_choice": "auto",
+    "parallel_tool_calls": True,
+    "tools": CODEX_TOOLS,
+    "input": [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "You are Codex."}]},
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": SKILLS}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "# Diagnose incident 42"}]},
+    ],
+}
+
+
+def codex_turn(body: dict, call: dict, output: str) -> dict:
+    """`body` continued as Codex continues it: the model's call echoed, then its output."""
+    echoed = dict(call, internal_chat_message_metadata_passthrough={"turn_id": "t"})
+    result = {"type": "function_call_output", "id": "fco_1", "call_id": call["call_id"], "output": output}
+    return dict(body, input=body["input"] + [echoed, result])
+
+
 def events_of(stream: str) -> list[tuple[str, str]]:
     """(event, data) pairs of a text/event-stream body."""
     pairs = []
@@ -43,11 +83,12 @@ def events_of(stream: str) -> list[tuple[str, str]]:
 
 
 class ScriptedModel(unittest.TestCase):
-    def start(self, scenario: str) -> None:
+    def start(self, scenario: str, api: str = "messages") -> None:
         self.state = Path(tempfile.mkdtemp(prefix="scripted-model-"))
         handler = type("TestHandler", (scripted_model.Handler,), {
             "scenario": scenarios.SCENARIOS[scenario],
             "recorder": scripted_model.Recorder(self.state, scenario),
+            "api": api,
             "log_message": lambda *args: None,
         })
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -57,9 +98,9 @@ class ScriptedModel(unittest.TestCase):
         self.addCleanup(self.server.server_close)
         self.addCleanup(self.server.shutdown)
 
-    def post(self, body: dict) -> tuple[int, str]:
+    def post(self, body: dict, path: str = "/v1/messages") -> tuple[int, str]:
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.server.server_port}/v1/messages",
+            f"http://127.0.0.1:{self.server.server_port}{path}",
             data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
@@ -113,6 +154,100 @@ class ScriptedModel(unittest.TestCase):
         self.assertEqual(json.loads(events[0][1])["index"], 7)
         with self.assertRaises(json.JSONDecodeError):
             json.loads(events[1][1])
+
+
+    # ---- the OpenAI Responses API (Codex) ---------------------------------------------------
+
+    def responses(self, body: dict) -> tuple[int, list[tuple[str, dict]]]:
+        status, text = self.post(body, "/v1/responses")
+        return status, [(name, json.loads(data)) for name, data in events_of(text)] if status == 200 else text
+
+    def test_a_responses_turn_reads_the_listed_skill_through_codex_shell(self) -> None:
+        self.start("diligent", "responses")
+        status, events = self.responses(CODEX_FIRST_TURN)
+        self.assertEqual(status, 200)
+        self.assertEqual([name for name, _ in events], [
+            "response.created", "response.output_item.added", "response.function_call_arguments.delta",
+            "response.function_call_arguments.done", "response.output_item.done", "response.completed"])
+        self.assertEqual([data["sequence_number"] for _, data in events], list(range(6)))
+        call = events[4][1]["item"]
+        # The skill is read at the path Codex listed: root r0 expanded.
+        self.assertEqual((call["type"], call["name"], call["call_id"], "namespace" in call),
+                         ("function_call", "exec_command", "toolu_00_00", False))
+        self.assertEqual(json.loads(call["arguments"]), {"cmd": "cat /root/.agents/skills/incident-triage/SKILL.md"})
+        completed = events[5][1]["response"]
+        self.assertEqual((completed["status"], completed["output"], completed["usage"]["total_tokens"]),
+                         ("completed", [call], 120))
+        verdict = self.verdict()
+        self.assertEqual((verdict["turns_answered"], verdict["mismatches"], verdict["skill_offered"],
+                          verdict["skill_loaded"]), ([0], [], True, False))
+
+    def test_the_mcp_call_goes_to_codex_namespace_once_the_skill_was_read(self) -> None:
+        self.start("diligent", "responses")
+        _, events = self.responses(CODEX_FIRST_TURN)
+        body = codex_turn(CODEX_FIRST_TURN, events[4][1]["item"],
+                          "Process exited with code 0\nOutput:\n2. Start with the summary view, then signals.\n")
+        status, events = self.responses(body)
+        self.assertEqual(status, 200)
+        done = [data["item"] for name, data in events if name == "response.output_item.done"]
+        self.assertEqual([item["type"] for item in done], ["message", "function_call"])
+        self.assertIn(("response.output_text.delta", "Summary first, as the skill says."),
+                      [(name, data.get("delta")) for name, data in events])
+        self.assertEqual((done[1]["namespace"], done[1]["name"], done[1]["call_id"], json.loads(done[1]["arguments"])),
+                         ("mcp__monitoring", "get_incident_snapshot", "toolu_01_01", {"incident_id": 42}))
+        verdict = self.verdict()
+        self.assertEqual((verdict["turns_answered"], verdict["skill_loaded"]), ([0, 1], True))
+
+    def test_a_responses_mismatch_is_an_openai_error_and_recorded(self) -> None:
+        self.start("diligent", "responses")
+        status, text = self.responses(dict(CODEX_FIRST_TURN, tools=CODEX_TOOLS[:1]))
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(text)["error"]["type"], "invalid_request_error")
+        verdict = self.verdict()
+        self.assertEqual(verdict["turns_answered"], [])
+        self.assertIn(f"tool {scenarios.MCP_TOOL} not offered", verdict["mismatches"][0]["problem"])
+
+    def test_the_skill_body_counts_only_once_read_by_a_tool(self) -> None:
+        # The body's line in the model's instructions is not a load: only a tool output is.
+        self.start("diligent", "responses")
+        _, events = self.responses(CODEX_FIRST_TURN)
+        body = codex_turn(copy.deepcopy(CODEX_FIRST_TURN), events[4][1]["item"], "Process exited with code 0\nOutput:\n")
+        body["input"][0]["content"][0]["text"] += " " + scenarios.SKILL_MARKER
+        self.responses(body)
+        self.assertFalse(self.verdict()["skill_loaded"])
+
+    def test_the_websocket_upgrade_is_refused_with_426(self) -> None:
+        self.start("diligent", "responses")
+        request = urllib.request.Request(f"http://127.0.0.1:{self.server.server_port}/v1/responses",
+                                         headers={"Connection": "Upgrade", "Upgrade": "websocket"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(refused.exception.code, 426)
+
+    def test_the_messages_route_is_not_served_in_responses_mode(self) -> None:
+        self.start("diligent", "responses")
+        status, _ = self.post(FIRST_TURN)
+        self.assertEqual(status, 404)
+
+    def test_codex_outputs_are_read_by_exit_code_and_mcp_errors_are_unknown(self) -> None:
+        calls = [{"type": "function_call", "call_id": "a", "name": "exec_command", "arguments": "{}"},
+                 {"type": "function_call", "call_id": "b", "name": "exec_command", "arguments": "{}"},
+                 {"type": "function_call", "call_id": "c", "namespace": "mcp__monitoring",
+                  "name": "get_incident_snapshot", "arguments": "{}"}]
+        outputs = [{"type": "function_call_output", "call_id": "a", "output": "Process exited with code 0\nOutput:\n"},
+                   {"type": "function_call_output", "call_id": "b", "output": "Process exited with code 1\nOutput:\n"},
+                   {"type": "function_call_output", "call_id": "c",
+                    "output": [{"type": "input_text", "text": "Output:\n{\"error_code\":\"InvalidArguments\"}"}]}]
+        earlier = [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hi"}]},
+                   {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go on"}]}]
+        request = responses_api.ResponsesRequest(dict(CODEX_FIRST_TURN, input=CODEX_FIRST_TURN["input"] + earlier
+                                                      + calls + outputs))
+        self.assertEqual(request.turn(), 2)
+        results = request.tool_results()
+        self.assertEqual({key: value["is_error"] for key, value in results.items()}, {"a": False, "b": True, "c": None})
+        self.assertIn("InvalidArguments", results["c"]["text"])
+        self.assertEqual(request.skills()["incident-triage"], "/root/.agents/skills/incident-triage/SKILL.md")
+        self.assertTrue(request.has_tool("Write") and request.has_tool(scenarios.MCP_TOOL))
 
 
 if __name__ == "__main__":
