@@ -84,6 +84,24 @@ if ! docker image inspect "$claude_image" >/dev/null 2>&1; then
     # The image in the engine is the cache: the 400 MB download is not kept twice.
     rm -rf "$cache"
 fi
+# The matrix's Codex cells: Codex CLI from npm, fetched on the host once (cached with the
+# images), in its own image (tests/agent/codex.Dockerfile).
+codex_version=${CODEX_VERSION:-0.171.0}
+codex_image=harness-local/codex:$codex_version
+if [ "$task_package" = incident-monitor ] && ! docker image inspect "$codex_image" >/dev/null 2>&1; then
+    command -v npm >/dev/null || fail "npm is needed once, to fetch Codex's package (apt-get install npm)"
+    log "fetching Codex CLI $codex_version from npm"
+    codex_cache=$root/target/agent-trial-fetch/codex-$codex_version
+    rm -rf "$codex_cache" && mkdir -p "$codex_cache/npm" "$codex_cache/context"
+    npm install --silent --no-audit --no-fund --prefix "$codex_cache/npm" "@openai/codex@$codex_version" >&2
+    # The native build and the files it loads beside it (its codex-package.json names them).
+    native=$codex_cache/npm/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl
+    [ -x "$native/bin/codex" ] || fail "the npm package has no linux-x64 binary at $native/bin/codex"
+    mv "$native" "$codex_cache/context/codex"
+    docker build -q --build-arg "BASE=$python_image" --build-arg "CODEX_VERSION=$codex_version" \
+        -t "$codex_image" -f tests/agent/codex.Dockerfile "$codex_cache/context" >/dev/null
+    rm -rf "$codex_cache"
+fi
 docker build -q --build-arg "BASE=$python_image" -t "$model_image" tests/agent >/dev/null
 
 log "building the static binary and the bundle"
@@ -172,9 +190,10 @@ if [ "$task_package" != incident-monitor ]; then
     log "every scenario passed in $(($(date +%s) - started)) s"
     exit 0
 fi
-# The compatibility matrix: Claude Code on each transport, configured by Harbor's own code.
+# The compatibility matrix: Claude Code and Codex on each transport, configured by Harbor's own code.
 log "compatibility matrix (agent x transport)"
-"$harbor_venv/bin/python" tests/agent/matrix.py --image "$claude_image" --binary "$binary" --task "$work/task" \
-    --work "$work/matrix" --out "$work/matrix.json" >"$work/matrix.md" || { cat "$work/matrix.md"; fail "the compatibility matrix"; }
+"$harbor_venv/bin/python" tests/agent/matrix.py --image "$claude_image" --codex-image "$codex_image" --binary "$binary" \
+    --task "$work/task" --work "$work/matrix" --out "$work/matrix.json" >"$work/matrix.md" \
+    || { cat "$work/matrix.md"; fail "the compatibility matrix"; }
 cat "$work/matrix.md"
 log "every scenario and the matrix passed in $(($(date +%s) - started)) s"

@@ -8,24 +8,47 @@ model (diligent) and `claude -p` with the variables Harbor's agent sets. Measure
 configuration written (the entry Claude Code reads, of the transport's type), server
 discovered (Claude Code's init event says "connected"), tool called (the audit holds the two
 ok calls the script made and the script finished), skill discovered (offered, then its body
-loaded). For Codex, what Harbor's code writes is measured; the rest is "not verified", with
-the reason. Run with the Harbor venv's Python (scripts/agent-trial.sh does):
+loaded).
 
-    matrix.py --image IMAGE --binary MONITOR --task TASK_DIR --work DIR --out matrix.json
+For Codex (its own image, --codex-image), per transport: Harbor's Codex.run itself runs
+against a recording stand-in for Harbor's environment, so every command it would exec (the
+directories, auth.json, openai_base_url, the skills into $HOME/.agents/skills, the MCP
+servers into $CODEX_HOME/config.toml, `codex exec ...`, the session copy, the clean-up) and
+its environment are Harbor's own; one container with no network replays them in order, with
+the monitor on that transport and the scripted model in Responses API mode. Measured cells:
+configuration written (the entry Codex reads holds what the server needs: its url, or its
+command and args), server discovered (the model's first request offers the monitor's tool in
+Codex's `mcp__monitoring` namespace), tool called and skill discovered as for Claude Code.
+CODEX_EXPECTED says which cells are expected to work, and why the others are not.
+
+The exit status is 1 when a Claude Code cell or an expected Codex cell fails. Run with the
+Harbor venv's Python (scripts/agent-trial.sh does):
+
+    matrix.py --image IMAGE --codex-image IMAGE --binary MONITOR --task TASK_DIR --work DIR --out matrix.json
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import re
 import shlex
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from harbor.agents.installed.claude_code import ClaudeCode
 from harbor.agents.installed.codex import Codex
+from harbor.environments.base import ExecResult
+from harbor.models.agent.context import AgentContext
 from harbor.models.task.config import MCPServerConfig
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import responses_api  # noqa: E402 (after the path it is found on)
+import scenarios  # noqa: E402
 
 PORT = 8765
 MODEL_PORT = 8990
@@ -40,6 +63,17 @@ SERVE = {
     "streamable-http": "serve --audit-path /cell/audit.jsonl",
     "sse": "serve --transport sse --audit-path /cell/audit.jsonl",
     "stdio": None,
+}
+COLUMNS = ("config_written", "server_discovered", "tool_called", "skill_discovered")
+# Main's workdir (task.toml), where Harbor's docker environment runs every exec.
+WORKDIR = "/workspace"
+# Which Codex cells should work, and, for the others, why not (read from the code, then
+# measured: a cell that starts working is reported, so the expectation gets corrected).
+CODEX_EXPECTED = {
+    "streamable-http": True,
+    "sse": "Codex has no legacy SSE client: a `url` entry is streamable HTTP, so it POSTs to the SSE endpoint",
+    "stdio": "Harbor 0.18's Codex._build_register_mcp_servers_command writes `command` as the whole "
+             "command line joined into one string and no `args`, which Codex runs as one program name",
 }
 
 
@@ -96,17 +130,194 @@ def measure(transport: str, cell: Path) -> dict:
     }
 
 
-def codex_cells(transport: str, logs: Path) -> dict:
-    agent = Codex(logs_dir=logs, mcp_servers=[MCPServerConfig(name="monitoring", **SERVERS[transport])],
-                  skills_dir=SKILLS_DIR)
-    written = agent._build_register_mcp_servers_command() or ""
-    reason = "not verified: needs a scripted OpenAI Responses API endpoint, which this project does not have yet"
-    return {"config_written": written, "server_discovered": reason, "tool_called": reason, "skill_discovered": reason}
+class RecordingEnvironment:
+    """Harbor's environment as Codex.run sees it: each exec is recorded, not run, and succeeds.
+    (Codex.run reads nothing back from its commands.)"""
+
+    default_user = None
+
+    def __init__(self) -> None:
+        self.execs: list[dict] = []
+
+    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+        self.execs.append({"command": command, "cwd": cwd, "env": dict(env or {}), "user": user})
+        return ExecResult(return_code=0, stdout="", stderr="")
+
+    async def upload_file(self, source: Path, target: str) -> None:
+        raise RuntimeError(f"the matrix authenticates with OPENAI_API_KEY, not an uploaded {source}")
+
+
+def harbor_codex_execs(transport: str, logs: Path, instruction: str) -> list[dict]:
+    """The commands Harbor 0.18's Codex agent execs for a trial, in order, with their env.
+    extra_env is what `--ae` would pass; a trial also overlays it on every exec's env."""
+    extra_env = {"OPENAI_BASE_URL": f"http://127.0.0.1:{MODEL_PORT}/v1", "OPENAI_API_KEY": "scripted-model-no-key"}
+    agent = Codex(logs_dir=logs, model_name="openai/scripted-model", extra_env=extra_env,
+                  mcp_servers=[MCPServerConfig(name="monitoring", **SERVERS[transport])], skills_dir=SKILLS_DIR)
+    environment = RecordingEnvironment()
+    asyncio.run(agent.run(instruction, environment, AgentContext()))
+    for record in environment.execs:
+        record["env"] = {**record["env"], **extra_env}
+    return environment.execs
+
+
+# Run just before `codex exec`, with its env: what Codex will read, kept because Harbor's last
+# exec deletes CODEX_HOME. `codex mcp list --json` is Codex's own reading of config.toml; a
+# stdio entry is then spawned as Codex spawns it (program `command`, arguments `args`),
+# because Codex 0.171.0 says nothing when a stdio server fails to start.
+CODEX_PROBE = r"""cp "$CODEX_HOME/config.toml" /cell/config.toml
+ls "$HOME/.agents/skills" >/cell/skills.txt
+codex mcp list --json >/cell/mcp-list.json 2>/cell/mcp-list.err
+python3 - <<'PROBE' >/cell/spawn-probe.txt 2>&1
+import json, subprocess
+for server in json.load(open("/cell/mcp-list.json")):
+    transport = server["transport"]
+    if transport.get("type") == "stdio":
+        try:
+            child = subprocess.Popen([transport["command"], *(transport.get("args") or [])],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            child.kill()
+            child.wait()
+            print(f"{server['name']}: spawned")
+        except OSError as error:
+            print(f"{server['name']}: {type(error).__name__}: {error}")
+PROBE
+"""
+
+
+def codex_cell_script(transport: str, execs: list[dict]) -> str:
+    """The Codex cell's container: the servers, then Harbor's execs as its docker environment
+    runs them (`bash -c COMMAND` in the workdir with the exec's env), CODEX_PROBE before
+    `codex exec`."""
+    serve = SERVE[transport]
+    lines = [
+        "set -u",
+        f"mkdir -p {WORKDIR}",
+        f"python3 /opt/scripted-model/scripted_model.py --api responses --scenario diligent --port {MODEL_PORT} "
+        "--state-dir /cell/model 2>/cell/model.log &",
+    ]
+    if serve:
+        lines.append(f"/usr/local/bin/incident-monitor {serve} 2>/cell/server.log &")
+    lines += [
+        "for port in " + " ".join(str(p) for p in ([MODEL_PORT] + ([PORT] if serve else []))) + "; do",
+        "  for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done",
+        "done",
+    ]
+    runs_codex = [i for i, record in enumerate(execs) if "codex exec " in record["command"]]
+    if len(runs_codex) != 1:
+        raise SystemExit(f"matrix: expected one `codex exec` among Harbor's execs, found {len(runs_codex)}")
+    for index, record in enumerate(execs):
+        env = " ".join(shlex.quote(f"{key}={value}") for key, value in sorted(record["env"].items()))
+        if index == runs_codex[0]:
+            lines.append(f"(cd {WORKDIR} && env {env} bash -c {shlex.quote(CODEX_PROBE)})")
+        lines.append(f"(cd {shlex.quote(record['cwd'] or WORKDIR)} && env {env} timeout 300 bash -c "
+                     f"{shlex.quote(record['command'])}) >/cell/exec-{index}.log 2>&1 </dev/null; "
+                     f"echo $? >/cell/exec-{index}.rc")
+    return "\n".join(lines) + "\n"
+
+
+def codex_mcp_errors(cell: Path) -> list[str]:
+    """Codex's own ERROR log lines from an MCP module (Harbor's command sends its stderr to
+    codex.txt with the --json events; the events themselves are left out)."""
+    log = cell / "agent-logs" / "codex.txt"
+    errors = []
+    for line in log.read_text(errors="replace").splitlines() if log.is_file() else []:
+        match = re.match(r"^\S+Z\s+ERROR\s+(\S*mcp\S*): (.*)$", line)
+        if match:
+            errors.append(f"{match.group(1)}: {match.group(2)}")
+    return errors
+
+
+def read_json(path: Path, default: object) -> object:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return default
+
+
+def codex_measure(transport: str, cell: Path) -> dict:
+    server = SERVERS[transport]
+    listed = read_json(cell / "mcp-list.json", [])
+    entry = next((item.get("transport") or {} for item in listed if item.get("name") == "monitoring"), {})
+    # Codex's names for the transports; it has none for legacy SSE.
+    wanted = {"streamable-http": "streamable_http", "sse": "sse", "stdio": "stdio"}[transport]
+    if transport == "stdio":
+        address = entry.get("command") == server["command"] and (entry.get("args") or []) == server["args"]
+    else:
+        address = entry.get("url") == server["url"]
+    written = entry.get("type") == wanted and address
+    requests = [json.loads(line) for line in read_text(cell / "model" / "requests.jsonl").splitlines()]
+    first = next((request["body"] for request in requests if request["path"] == "/v1/responses"), None)
+    offered = first is not None and responses_api.ResponsesRequest(first).has_tool(scenarios.MCP_TOOL)
+    outcomes = [json.loads(line)["outcome"] for line in read_text(cell / "audit.jsonl").splitlines() if line]
+    verdict = read_json(cell / "model" / "verdict.json", {})
+    skills = read_text(cell / "skills.txt").split()
+    rc = {path.stem: path.read_text().strip() for path in sorted(cell.glob("exec-*.rc"))}
+    row = {
+        "config_written": written,
+        "server_discovered": offered,
+        "tool_called": outcomes == ["ok", "ok"] and verdict.get("finished") is True and not verdict.get("mismatches"),
+        "skill_discovered": bool(verdict.get("skill_offered") and verdict.get("skill_loaded")),
+        "detail": {"entry": entry, "config_toml": read_text(cell / "config.toml"), "outcomes": outcomes,
+                   "skills_installed": skills, "mcp_errors": codex_mcp_errors(cell),
+                   "spawn_probe": read_text(cell / "spawn-probe.txt").strip(),
+                   "exec_rc": rc, "agent_headers": verdict.get("agent_headers", {}),
+                   "mismatches": verdict.get("mismatches", [])[:1]},
+    }
+    reasons = {}
+    if not written:
+        if not entry:
+            reasons["config_written"] = "Codex lists no `monitoring` server: " + read_text(cell / "mcp-list.err").strip()[:200]
+        elif transport == "stdio":
+            reasons["config_written"] = (f"Codex reads `{entry.get('type')}` with `command` "
+                                         f"{json.dumps(entry.get('command'))} and `args` {json.dumps(entry.get('args'))}")
+        else:
+            reasons["config_written"] = f"Codex reads `{entry.get('type')}` at {entry.get('url')}"
+    if not offered:
+        said = codex_mcp_errors(cell) or [f"no MCP error logged; spawning the entry as Codex reads it: "
+                                          f"{read_text(cell / 'spawn-probe.txt').strip() or 'not probed'}"]
+        reasons["server_discovered"] = "the model was offered no `mcp__monitoring` tool; " + said[0][:240]
+    mismatch = (verdict.get("mismatches") or [None])[0]
+    stopped = f"the script stopped at turn {mismatch['turn']}: {mismatch['problem'].split(' (offered')[0]}" if mismatch else ""
+    if not row["tool_called"]:
+        reasons["tool_called"] = f"audit {outcomes or 'empty'}" + (f"; {stopped}" if stopped else "")
+    if verdict.get("skill_offered") and not verdict.get("skill_loaded") and not verdict.get("turns_answered"):
+        # Listed, but the script stopped before the turn that loads it: not a NO.
+        row["skill_discovered"] = f"listed to the model (measured); loading not reached ({stopped})"
+    elif not row["skill_discovered"]:
+        reasons["skill_discovered"] = (f"listed to the model: {'yes' if verdict.get('skill_offered') else 'no'}; "
+                                       f"loaded: {'yes' if verdict.get('skill_loaded') else 'no'}"
+                                       + (f" ({stopped})" if stopped else ""))
+    row["reasons"] = reasons
+    return row
+
+
+def read_text(path: Path) -> str:
+    return path.read_text(errors="replace") if path.is_file() else ""
+
+
+def run_codex_cell(transport: str, cell: Path, options: argparse.Namespace, instruction: str, here: Path) -> dict:
+    # A previous run's audit or verdict would be measured as this run's.
+    shutil.rmtree(cell, ignore_errors=True)
+    (cell / "agent-logs").mkdir(parents=True)
+    for directory in (cell, cell / "agent-logs"):
+        directory.chmod(0o777)
+    execs = harbor_codex_execs(transport, cell / "harbor-logs", instruction)
+    (cell / "harbor-execs.json").write_text(json.dumps(execs, indent=2) + "\n")
+    (cell / "run.sh").write_text(codex_cell_script(transport, execs))
+    subprocess.run(["docker", "run", "--rm", "--network", "none",
+                    "-v", f"{cell}:/cell", "-v", f"{cell / 'agent-logs'}:/logs/agent",
+                    "-v", f"{here}:/opt/scripted-model:ro",
+                    "-v", f"{options.binary}:/usr/local/bin/incident-monitor:ro",
+                    "-v", f"{options.task / 'environment' / 'skills'}:{SKILLS_DIR}:ro",
+                    options.codex_image, "bash", "/cell/run.sh"], check=True, timeout=600)
+    return codex_measure(transport, cell)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--image", required=True)
+    parser.add_argument("--image", required=True, help="Claude Code's image")
+    parser.add_argument("--codex-image", help="Codex CLI's image (without it, the Codex cells are not verified)")
     parser.add_argument("--binary", type=Path, required=True)
     parser.add_argument("--task", type=Path, required=True)
     parser.add_argument("--work", type=Path, required=True)
@@ -114,7 +325,7 @@ def main() -> int:
     options = parser.parse_args()
     instruction = (options.task / "instruction.md").read_text()
     here = Path(__file__).resolve().parent
-    rows, failed = {}, []
+    rows, failed, codex_seconds = {}, [], 0.0
     for transport, server in SERVERS.items():
         cell = options.work / transport
         cell.mkdir(parents=True, exist_ok=True)
@@ -128,33 +339,48 @@ def main() -> int:
                         "-v", f"{options.task / 'environment' / 'skills'}:{SKILLS_DIR}:ro",
                         options.image, "bash", "/cell/run.sh"], check=True, timeout=600)
         rows[f"claude-code/{transport}"] = measure(transport, cell)
-        if not all(rows[f"claude-code/{transport}"][k] for k in ("config_written", "server_discovered", "tool_called", "skill_discovered")):
-            failed.append(transport)
-        rows[f"codex/{transport}"] = codex_cells(transport, cell / "codex-logs")
-    options.out.write_text(json.dumps(rows, indent=2, sort_keys=True) + "\n")
+        if not all(rows[f"claude-code/{transport}"][k] for k in COLUMNS):
+            failed.append(f"claude-code/{transport}")
+    for transport in SERVERS:
+        name = f"codex/{transport}"
+        if not options.codex_image:
+            rows[name] = dict.fromkeys(COLUMNS, "not verified: no --codex-image given")
+            continue
+        started = time.monotonic()
+        rows[name] = run_codex_cell(transport, options.work / f"codex-{transport}", options, instruction, here)
+        codex_seconds += time.monotonic() - started
+        works = all(rows[name][k] is True for k in COLUMNS)
+        rows[name]["expected"] = CODEX_EXPECTED[transport]
+        if CODEX_EXPECTED[transport] is True and not works:
+            failed.append(name)
+        elif CODEX_EXPECTED[transport] is not True and works:
+            print(f"matrix: {name} works, though CODEX_EXPECTED says it should not ({CODEX_EXPECTED[transport]}): "
+                  "correct the expectation", file=sys.stderr)
+    options.out.write_text(json.dumps({"cells": rows, "codex_wall_seconds": round(codex_seconds, 1)},
+                                      indent=2, sort_keys=True) + "\n")
     print(markdown(rows))
+    if options.codex_image:
+        print(f"matrix: the Codex cells took {codex_seconds:.1f} s", file=sys.stderr)
     if failed:
-        print(f"matrix: Claude Code failed on {failed}: see {options.out}", file=sys.stderr)
+        print(f"matrix: failed on {failed}: see {options.out}", file=sys.stderr)
     return 1 if failed else 0
 
 
 def markdown(rows: dict) -> str:
-    columns = ("config_written", "server_discovered", "tool_called", "skill_discovered")
-    lines = ["| agent / transport | " + " | ".join(c.replace("_", " ") for c in columns) + " |",
-             "|---|" + "---|" * len(columns)]
+    lines = ["| agent / transport | " + " | ".join(c.replace("_", " ") for c in COLUMNS) + " |",
+             "|---|" + "---|" * len(COLUMNS)]
     for name, row in rows.items():
         cells = []
-        for column in columns:
+        for column in COLUMNS:
             value = row[column]
             if value is True:
                 cells.append("yes (measured)")
             elif value is False:
-                cells.append("NO (measured)")
-            elif column == "config_written":
-                cells.append("`" + value.split("echo ", 1)[-1].split(" >>")[0].replace("\n", " ").replace("|", "\\|") + "`")
+                reason = (row.get("reasons") or {}).get(column)
+                cells.append(f"NO (measured: {reason})" if reason else "NO (measured)")
             else:
                 cells.append(value)
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | " + " | ".join(" ".join(cell.split()).replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(lines)
 
 
