@@ -26,7 +26,7 @@ eval "$(./scripts/docker-engine.sh)"
 export DOCKER_CONFIG
 . scripts/python-venvs.sh
 # AGENT_TASK: incident-monitor (the default task) or compose-topology-repair (the chapter's
-# whole task: db, proxy, api and the sidecar).
+# whole task: db, proxy, the API in main and the sidecar).
 task_package=${AGENT_TASK:-incident-monitor}
 case "$task_package" in
     incident-monitor) default_scenarios="diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill" ;;
@@ -64,7 +64,7 @@ if [ "$task_package" = compose-topology-repair ]; then
         docker build -q --build-arg "BASE=$python_image" -t "$services_image" \
             -f examples/compose-topology-repair/images/services.Dockerfile examples/compose-topology-repair/images >/dev/null
     fi
-    export HARNESS_DB_BASE_IMAGE=$services_image HARNESS_API_BASE_IMAGE=$services_image HARNESS_PROXY_BASE_IMAGE=$services_image
+    export HARNESS_DB_BASE_IMAGE=$services_image HARNESS_PROXY_BASE_IMAGE=$services_image
     main_base=$services_image
     claude_image=harness-local/claude-code-topology:$claude_version
 fi

@@ -15,6 +15,7 @@ macro_rules! template {
 /// Every template, by file name.
 pub(crate) const TEMPLATES: &[(&str, &str)] = &[
     template!("main.Dockerfile.j2"),
+    template!("main-start.sh.j2"),
     template!("sidecar.Dockerfile.j2"),
     template!("tests.Dockerfile.j2"),
     template!("test.sh.j2"),

@@ -186,3 +186,97 @@ build_files = "task/missing"
     assert!(errors.locations().iter().all(Option::is_some), "{text}");
     assert!(!Path::new(&dir.path().join("out")).exists());
 }
+
+/// Keys of `[compose.main]` (they follow its table in `manifest`): a file, a setup command of
+/// two lines, and a process whose command holds every character a shell quotes specially;
+/// then the agent's own user, which main's processes need.
+const MAIN_PROGRAMS: &str = r#"
+ports = [8000]
+build_files = "task/main"
+setup = """
+apt-get update
+apt-get install -y curl"""
+processes = [{ name = "api", command = '''python3 /opt/main/api.py --greeting "it's" 'a b' $HOME `x` \''', user = "www-data" }]
+
+[agent]
+user = 1000
+"#;
+
+#[test]
+fn main_ships_its_files_runs_setup_as_root_and_starts_its_processes_under_their_user() {
+    let dir = scratch_with_files();
+    std::fs::create_dir_all(dir.path().join("task/main")).unwrap();
+    std::fs::write(dir.path().join("task/main/api.py"), "print('api')\n").unwrap();
+    let artifacts = generate(
+        &manifest(MAIN_PROGRAMS),
+        dir.path(),
+        &EmitOptions::default(),
+    )
+    .expect("valid");
+    assert_eq!(
+        artifacts
+            .get("bundle/environment/main/api.py")
+            .map(String::as_str),
+        Some("print('api')\n")
+    );
+    let dockerfile = &artifacts["bundle/environment/Dockerfile"];
+    let line = |prefix: &str| {
+        dockerfile
+            .lines()
+            .position(|line| line.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in:\n{dockerfile}"))
+    };
+    // Installed while the build is still root, before the agent's user takes over.
+    assert!(line("COPY main/ /opt/main/") < line("USER 1000"));
+    assert!(
+        line("RUN [\"sh\", \"-c\", \"apt-get update\\napt-get install -y curl\"]")
+            < line("USER 1000")
+    );
+    assert!(line("COPY main-start.sh /usr/local/bin/harness-main-start") < line("USER 1000"));
+
+    let compose: Value =
+        serde_yaml_ng::from_str(&artifacts["bundle/environment/docker-compose.yaml"]).unwrap();
+    let main = &compose["services"]["main"];
+    assert_eq!(
+        main["command"][0],
+        Value::from("/usr/local/bin/harness-main-start")
+    );
+    assert_eq!(main["user"], Value::from("0:0"));
+
+    // The shell itself is the oracle of the quoting: the word the script hands `sh -c` must
+    // come back as the manifest's command, byte for byte.
+    let start = &artifacts["bundle/environment/main-start.sh"];
+    let launch = start
+        .lines()
+        .find(|line| line.starts_with("runuser -u www-data -- sh -c "))
+        .unwrap_or_else(|| panic!("no launch line in:\n{start}"));
+    let word = launch
+        .strip_prefix("runuser -u www-data -- sh -c ")
+        .and_then(|rest| rest.strip_suffix(" >>/var/log/main/api.log 2>&1 &"))
+        .expect("the launch line's shape");
+    let echoed = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf %s {word}"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(echoed.stdout).unwrap(),
+        r#"python3 /opt/main/api.py --greeting "it's" 'a b' $HOME `x` \"#
+    );
+    assert!(start.trim_end().ends_with("exec sleep infinity"), "{start}");
+}
+
+#[test]
+fn without_processes_main_keeps_harbors_keep_alive_and_its_agent_user() {
+    let dir = scratch_with_files();
+    let artifacts = generate(&manifest(PROXY), dir.path(), &EmitOptions::default()).expect("valid");
+    let compose: Value =
+        serde_yaml_ng::from_str(&artifacts["bundle/environment/docker-compose.yaml"]).unwrap();
+    let main = &compose["services"]["main"];
+    assert_eq!(
+        main["command"],
+        serde_yaml_ng::from_str::<Value>("[sleep, infinity]").unwrap()
+    );
+    assert!(main["user"].is_null(), "{main:?}");
+    assert!(!artifacts.contains_key("bundle/environment/main-start.sh"));
+}

@@ -1,9 +1,11 @@
 """Judges one finished Harbor trial of scripts/agent-trial.sh, and prints its run ledger.
 
-The run ledger (the fairness ledger's per-run part, the chapter's section 15.8) is the
-bundle's pins (tools_sha256, each skill's digest) with what the run measured: agent name and
-version as Harbor recorded them, transport, whether the skill was offered and loaded, tool
-successes and errors and the MCP latency, read from the collected audit.
+The run ledger (the fairness ledger's per-run part, the chapter's section 15.8) is the row the
+generated verifier writes beside the reward (verifier/run-ledger.json: the bundle's pins,
+its verdict, the tool calls by outcome and their latency from the audit), checked against
+this script's own reading of the audit, joined with what only Harbor and the agent's side
+know: agent name and version as Harbor recorded them, whether the skill was offered and
+loaded.
 
 What is asserted, per scenario (EXPECTED): the reward Harbor itself wrote in result.json
 (or the exception Harbor recorded instead), the verifier's reason, that the scripted model
@@ -144,30 +146,51 @@ def judge(options: argparse.Namespace) -> int:
     agent = result.get("agent_info") or {}
     if expected["verdict"] is not None and agent.get("version") != options.claude_version:
         problems.append(f"Harbor ran {agent.get('name')} {agent.get('version')}, expected {options.claude_version}")
-    for problem in problems:
-        print(f"{options.scenario}: {problem}", file=sys.stderr)
-    durations = sorted(record["duration_ms"] for record in audit or [])
+    # The run's figures are the verifier's own row (tests/test.sh has it write
+    # run-ledger.json beside the reward, whatever the verdict); it is checked here against
+    # this script's own reading of the audit and of the bundle's ledger.json.
+    row_path = trial / "verifier" / "run-ledger.json"
+    verifier_row = json.loads(row_path.read_text()) if row_path.is_file() else None
+    verifier_ran = reward is not None or exception == "RewardFileNotFoundError"
     ledger = json.loads(options.ledger.read_text()) if options.ledger else {}
+    figures = (verifier_row or {}).get("run") or {}
+    if verifier_ran and verifier_row is None:
+        problems.append("the verifier wrote no run-ledger.json")
+    elif verifier_row is not None:
+        for key in ("server", "tools_sha256", "skills"):
+            if verifier_row.get(key) != ledger.get(key):
+                problems.append(f"the run ledger's {key} is {verifier_row.get(key)}, the bundle's ledger says {ledger.get(key)}")
+        if audit is not None and figures.get("tool_calls") != outcomes:
+            problems.append(f"the run ledger counts {figures.get('tool_calls')}, the collected audit holds {outcomes}")
+        durations = sorted(record["duration_ms"] for record in audit or [])
+        if durations and (figures.get("mcp_latency_ms") or {}).get("max") != durations[-1]:
+            problems.append(f"the run ledger's latency {figures.get('mcp_latency_ms')} misses the slowest call, {durations[-1]} ms")
+    latency = figures.get("mcp_latency_ms") or {}
     row = {
-        # The static ledger's pins this run ran under, then what the run measured.
-        "tools_sha256": ledger.get("tools_sha256"),
-        "skills": ledger.get("skills"),
+        # The verifier's row (the bundle's pins, its verdict, the run's figures from the
+        # audit), joined with what only Harbor and the agent's side know.
+        "tools_sha256": (verifier_row or ledger).get("tools_sha256"),
+        "skills": (verifier_row or ledger).get("skills"),
         "scenario": options.scenario,
         "agent": agent.get("name"),
         "agent_version": agent.get("version"),
-        "transport": "streamable-http",
+        "transport": ((verifier_row or ledger).get("server") or {}).get("transport"),
         "skill_offered": verdict and verdict["skill_offered"],
         "skill_loaded": verdict and verdict["skill_loaded"],
         "model_turns": verdict and len(verdict["turns_answered"]),
-        "tool_ok": (outcomes or {}).get("ok", 0),
-        "tool_errors": sum(n for outcome, n in (outcomes or {}).items() if outcome != "ok"),
-        "mcp_latency_ms_max": durations[-1] if durations else None,
-        "mcp_latency_ms_median": durations[len(durations) // 2] if durations else None,
+        "tool_calls": figures.get("tool_calls"),
+        "tool_ok": figures.get("tool_ok"),
+        "tool_errors": figures.get("tool_errors"),
+        "mcp_latency_ms_max": latency.get("max"),
+        "mcp_latency_ms_median": latency.get("median"),
+        "verifier_verdict": (verifier_row or {}).get("verdict"),
         "reward": reward,
         "harbor_exception": exception,
         "classified": expected["verdict_label"],
         "verifier_said": said or None,
     }
+    for problem in problems:
+        print(f"{options.scenario}: {problem}", file=sys.stderr)
     print(json.dumps(row, sort_keys=True))
     return 1 if problems else 0
 

@@ -311,6 +311,29 @@ pub struct MainService {
     /// another service reads.
     #[serde(default)]
     pub volumes: Vec<String>,
+    /// A directory next to the manifest whose files the bundle ships as `environment/main/`
+    /// and main's image holds at `/opt/main/` (a program of the task that runs beside the
+    /// agent, such as the API the agent repairs).
+    pub build_files: Option<String>,
+    /// A shell command main's image runs at build time, as root, after `build_files` are in
+    /// place (installing what its processes need).
+    pub setup: Option<String>,
+    /// Programs main starts before the agent's phase, each under its own user, so the agent
+    /// (its own uid) can reach them on loopback but cannot signal or replace them.
+    #[serde(default)]
+    pub processes: Vec<MainProcess>,
+}
+
+/// `[[compose.main.processes]]`: a program main's entrypoint starts in the background.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct MainProcess {
+    /// Its name: its log is `/var/log/main/<name>.log`.
+    pub name: String,
+    /// The shell command that runs it.
+    pub command: String,
+    /// The user it runs as (a name or uid the image knows), never root or the agent's uid.
+    pub user: String,
 }
 
 fn default_agent_uid() -> u32 {

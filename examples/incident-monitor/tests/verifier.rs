@@ -51,6 +51,12 @@ fn verify(root: &Path) -> (i32, String, Value) {
 
 /// Runs the bundle's test.sh against `root`; returns its exit code and the reward file.
 fn test_sh(root: &Path) -> (i32, Option<String>) {
+    let (code, reward, _) = test_sh_with_ledger(root);
+    (code, reward)
+}
+
+/// The bundle's test.sh against `root`: its exit code, the reward file, the run ledger row.
+fn test_sh_with_ledger(root: &Path) -> (i32, Option<String>, Option<Value>) {
     let artifacts = harness_codegen::generate(
         &std::fs::read_to_string("harness.toml").unwrap(),
         Path::new("."),
@@ -70,7 +76,83 @@ fn test_sh(root: &Path) -> (i32, Option<String>) {
     (
         status.code().unwrap(),
         std::fs::read_to_string(logs.join("reward.json")).ok(),
+        std::fs::read_to_string(logs.join("run-ledger.json"))
+            .ok()
+            .map(|text| serde_json::from_str(&text).expect("the row is JSON")),
     )
+}
+
+#[tokio::test]
+async fn each_run_leaves_its_ledger_row_beside_the_reward() {
+    let root = run_task(
+        "verify-run-ledger",
+        &[
+            json!({"incident_id": "42"}),
+            json!({"incident_id": 42}),
+            json!({"incident_id": 42, "view": "signals"}),
+        ],
+    )
+    .await;
+    let (code, reward, row) = test_sh_with_ledger(&root);
+    assert_eq!((code, reward.as_deref()), (0, Some("{\"reward\":1}\n")));
+    let row = row.expect("test.sh wrote run-ledger.json");
+    // The oracle reads the raw audit file itself.
+    let audit: Vec<Value> = std::fs::read_to_string(root.join("var/log/monitor-mcp/audit.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let mut durations: Vec<u64> = audit
+        .iter()
+        .map(|record| record["duration_ms"].as_u64().unwrap())
+        .collect();
+    durations.sort_unstable();
+    assert_eq!(row["verdict"], "pass");
+    assert_eq!(
+        row["run"]["tool_calls"],
+        json!({"invalid_arguments": 1, "ok": 2})
+    );
+    assert_eq!(
+        (
+            row["run"]["tool_ok"].clone(),
+            row["run"]["tool_errors"].clone()
+        ),
+        (json!(2), json!(1))
+    );
+    assert_eq!(
+        row["run"]["mcp_latency_ms"],
+        json!({"median": durations[1], "p95": durations[2], "max": durations[2]})
+    );
+    // The pins are the bundle's own ledger's.
+    let artifacts = harness_codegen::generate(
+        &std::fs::read_to_string("harness.toml").unwrap(),
+        Path::new("."),
+        &Default::default(),
+    )
+    .unwrap();
+    let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    for key in ["server", "tools_sha256", "skills"] {
+        assert_eq!(row[key], ledger[key], "{key}");
+        assert!(!row[key].is_null(), "{key}");
+    }
+}
+
+#[tokio::test]
+async fn broken_evidence_still_leaves_a_row_that_says_why() {
+    let root = run_task("verify-run-ledger-broken", &[json!({"incident_id": 42})]).await;
+    std::fs::write(root.join("var/log/monitor-mcp/audit.jsonl"), "not json\n").unwrap();
+    let (code, reward, row) = test_sh_with_ledger(&root);
+    assert_eq!((code, reward), (1, None));
+    let row = row.expect("a row even without a reward");
+    assert_eq!(row["verdict"], "infrastructure_failure");
+    assert!(
+        row["reason"].as_str().unwrap().contains("audit line 1"),
+        "{row}"
+    );
+    assert!(
+        row["run"].is_null(),
+        "no figures from an audit that does not parse: {row}"
+    );
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@ mod bundle;
 mod call;
 mod call_remote;
 mod health_probe;
+mod run_ledger;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -90,6 +91,10 @@ enum Command {
         /// Print the report as JSON on stdout.
         #[arg(long)]
         json: bool,
+        /// Also write the run's ledger row (the ledger's pins, the verdict, the calls by
+        /// outcome and their latency from the audit) to this file.
+        #[arg(long, value_name = "FILE")]
+        run_ledger: Option<PathBuf>,
     },
     /// Call one tool in-process through the whole server (validation, guards, envelope) and
     /// print what the model would see; exit 1 when the call failed.
@@ -220,6 +225,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             artifacts,
             root,
             json,
+            run_ledger,
         } => {
             let evidence = match (artifacts, root) {
                 (Some(dir), _) => Evidence::Artifacts(dir),
@@ -231,6 +237,18 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
                 print_line(
                     &serde_json::to_string_pretty(&report).expect("the report is plain JSON"),
                 )?;
+            }
+            if let Some(path) = run_ledger {
+                // The row goes where the reward goes: failing to write it is the
+                // infrastructure's failure, never a verdict on the candidate.
+                let row = run_ledger::row(server.bundle(), &report);
+                if let Err(error) = run_ledger::write(&path, &row) {
+                    eprintln!(
+                        "infrastructure failure: cannot write the run ledger {}: {error}",
+                        path.display()
+                    );
+                    return Ok(1);
+                }
             }
             match &report.verdict {
                 Verdict::Pass => {}

@@ -8,7 +8,10 @@
 //! duplicate keys, the exact field set with exact types, RFC 3339 timestamps with a zone,
 //! unique UUIDv4 call ids, 64-hex digests, known tools and outcomes, bounded durations.
 
+mod figures;
 pub(crate) mod strict_json;
+
+pub use figures::{Latency, RunFigures};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -137,6 +140,8 @@ pub struct Report {
     pub verdict: Verdict,
     /// Every check.
     pub checks: Vec<CheckResult>,
+    /// What the audit says of the run (calls by outcome, latency), when it could be read.
+    pub run: Option<RunFigures>,
 }
 
 type Checked<T> = Result<T, Verdict>;
@@ -158,6 +163,8 @@ pub struct AuditEntry {
     pub args_sha256: String,
     /// Outcome.
     pub outcome: String,
+    /// How long the call took, in milliseconds.
+    pub duration_ms: u64,
 }
 
 impl Evidence {
@@ -342,15 +349,15 @@ fn audit_record(
     if !spec.outcomes.contains(&outcome) {
         return infra(format!("audit line {number}: unknown outcome {outcome:?}"));
     }
-    match record["duration_ms"].as_u64() {
-        Some(ms) if record["duration_ms"].is_u64() && ms <= spec.max_duration_ms => {}
+    let duration_ms = match record["duration_ms"].as_u64() {
+        Some(ms) if record["duration_ms"].is_u64() && ms <= spec.max_duration_ms => ms,
         _ => {
             return infra(format!(
                 "audit line {number}: duration_ms is not an integer in 0..={}",
                 spec.max_duration_ms
             ));
         }
-    }
+    };
     if spec.audit.trace_id {
         text("trace_id")?;
     }
@@ -364,6 +371,7 @@ fn audit_record(
         tool: tool.to_owned(),
         args_sha256: digest.to_owned(),
         outcome: outcome.to_owned(),
+        duration_ms,
     }))
 }
 
@@ -548,6 +556,7 @@ pub fn verify(spec: &VerifierSpec, evidence: &Evidence) -> Report {
                 "the manifest has no [[verifier.checks]]: nothing was verified".to_owned(),
             ),
             checks: Vec::new(),
+            run: None,
         };
     }
     let mut audit = None;
@@ -575,5 +584,17 @@ pub fn verify(spec: &VerifierSpec, evidence: &Evidence) -> Report {
         .or_else(|| first(false))
         .cloned()
         .unwrap_or(Verdict::Pass);
-    Report { verdict, checks }
+    // The run's figures: from the audit the checks parsed, or parsed now if none needed it.
+    let audit = audit.unwrap_or_else(|| {
+        let path = evidence.locate(spec, spec.audit.path)?;
+        strict_audit(spec, &path)
+    });
+    let run = audit
+        .ok()
+        .map(|entries| RunFigures::of(entries.iter().map(|e| (e.outcome.as_str(), e.duration_ms))));
+    Report {
+        verdict,
+        checks,
+        run,
+    }
 }

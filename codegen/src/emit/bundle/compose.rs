@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::emit::bundle::layout::{
-    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, SERVICE_BASE_IMAGE_ARG, VERIFIER_BASE_IMAGE_ARG,
-    VERIFIER_BASE_IMAGE_ENV, binary_name, health_url, service_base_image_env,
+    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, MAIN_START, SERVICE_BASE_IMAGE_ARG,
+    VERIFIER_BASE_IMAGE_ARG, VERIFIER_BASE_IMAGE_ENV, binary_name, health_url,
+    service_base_image_env,
 };
 use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::bundle::BundleModel;
@@ -118,6 +119,7 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
     let health_url = health_url(bundle);
     let uid = sidecar.uid;
     let log_volume = format!("{}-logs", sidecar.name);
+    let processes = !bundle.main.programs.processes.is_empty();
     let mut services = BTreeMap::new();
     let mut depends_on = BTreeMap::from([(
         sidecar.name.clone(),
@@ -138,7 +140,14 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
             MAIN_BASE_IMAGE_ENV,
             &bundle.main.base_image,
         )),
-        command: Some(vec!["sleep".into(), "infinity".into()]),
+        command: Some(if processes {
+            vec![MAIN_START.into()]
+        } else {
+            vec!["sleep".into(), "infinity".into()]
+        }),
+        // The entrypoint drops to each process's user; the agent's commands run as the task's
+        // agent user whatever the container's own user is (Harbor execs with its user).
+        user: processes.then(|| "0:0".to_owned()),
         volumes: bundle.main.volumes.clone(),
         depends_on,
         ..Service::default()

@@ -4,7 +4,7 @@
 use crate::emit::bundle::{compose, judge, ledger, task_toml, templated};
 use crate::emit::options::EmitOptions;
 use crate::model::Model;
-use crate::model::bundle::BundleModel;
+use crate::model::bundle::{BundleModel, MAIN_FILES_DIR};
 
 /// Where bundle files go among the artifacts.
 pub const PREFIX: &str = "bundle/";
@@ -30,6 +30,9 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
     }
     files.extend(templated::files(model, bundle, options));
     files.extend(judge::judge_file(model, bundle, options));
+    for (path, text) in &bundle.main.programs.files {
+        files.push((format!("environment/{MAIN_FILES_DIR}/{path}"), text.clone()));
+    }
     for service in &bundle.services {
         if let Some(context) = &service.build {
             for (path, text) in &service.build_files {

@@ -66,3 +66,9 @@ pub(crate) fn service_base_image_env(service: &str) -> String {
         .collect();
     format!("HARNESS_{name}_BASE_IMAGE")
 }
+
+/// main's entrypoint when it starts processes of its own (`[[compose.main.processes]]`), and
+/// where the bundle ships it (under environment/).
+pub(crate) const MAIN_START: &str = "/usr/local/bin/harness-main-start";
+/// See [`MAIN_START`].
+pub(crate) const MAIN_START_FILE: &str = "main-start.sh";

@@ -129,6 +129,11 @@ pub(super) fn ledger_json(
             "egress_overlay": bundle.overlay,
         },
         "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": skill_digest(&skill.name)})).collect::<Vec<_>>(),
+        // Each run's own row: tests/test.sh has the verifier write it beside the reward.
+        "run_ledger": {
+            "path": "/logs/verifier/run-ledger.json",
+            "holds": ["server", "tools_sha256", "skills", "verdict", "reason", "run.tool_calls", "run.tool_ok", "run.tool_errors", "run.mcp_latency_ms"],
+        },
         "images": {
             "main": bundle.main.base_image,
             "sidecar": sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name)),

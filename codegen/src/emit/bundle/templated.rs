@@ -4,11 +4,12 @@
 use minijinja::{Environment, context};
 
 use crate::emit::bundle::layout::{
-    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, VERIFIER_BASE_IMAGE_ARG, binary_name, health_url,
+    MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, MAIN_START, MAIN_START_FILE, VERIFIER_BASE_IMAGE_ARG,
+    binary_name, health_url,
 };
 use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::Model;
-use crate::model::bundle::BundleModel;
+use crate::model::bundle::{BundleModel, MAIN_FILES_DIR};
 use crate::model::verifier::CheckModel;
 
 fn environment() -> Environment<'static> {
@@ -41,6 +42,7 @@ pub(crate) fn files(
     let generated = &generated_notice(&options.manifest_name);
     let binary = &binary_name(bundle);
     let sidecar = &bundle.sidecar;
+    let programs = &bundle.main.programs;
     let mut files = Vec::new();
     let skill_names: Vec<String> = bundle
         .skills
@@ -59,9 +61,30 @@ pub(crate) fn files(
                 workdir => &bundle.main.workdir,
                 skills_dir => &bundle.main.skills_dir,
                 skills => skill_names,
+                main_files => (!programs.files.is_empty()).then_some(MAIN_FILES_DIR),
+                setup => programs.setup.as_deref().map(json_string),
+                start => (!programs.processes.is_empty()).then_some(MAIN_START),
+                start_file => MAIN_START_FILE,
             },
         ),
     ));
+    if !programs.processes.is_empty() {
+        let processes: Vec<minijinja::Value> = programs
+            .processes
+            .iter()
+            .map(|process| {
+                context! {
+                    name => &process.name,
+                    user => &process.user,
+                    command => shell_quoted(&process.command),
+                }
+            })
+            .collect();
+        files.push((
+            format!("environment/{MAIN_START_FILE}"),
+            render("main-start.sh.j2", context! { generated, processes }),
+        ));
+    }
     if sidecar.image.is_none() {
         files.push((
             format!("environment/{}/Dockerfile", sidecar.name),
@@ -139,6 +162,17 @@ pub(crate) fn files(
         ));
     }
     files
+}
+
+/// `text` as one word of a POSIX shell: single-quoted, each `'` closed, escaped and reopened.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// `text` as a JSON string: the exec form of a Dockerfile instruction takes one per word, so a
+/// command of several lines stays one instruction.
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
 }
 
 /// What the generated oracle solution does.

@@ -121,6 +121,23 @@ pub(crate) fn build(
     let (log_dir, audit_path) = lints::audit_dir(manifest, errors);
     let judge = judge::judge(manifest, errors);
     let services = services::services(compose, base_dir, inputs, errors);
+    let programs =
+        services::main_programs(&compose.main, &compose.services, base_dir, inputs, errors);
+    // main starts as root when it has processes (to drop to each one's user), so the agent's
+    // commands must name their user: Harbor runs them as the container's user otherwise.
+    if !compose.main.processes.is_empty() && agent.user.is_none_or(|uid| uid == 0) {
+        errors.report(
+            Diagnostic::key(
+                root.key("compose").key("main").key("processes"),
+                "main's processes need the agent to run as a user of its own",
+            )
+            .label("main starts as root to drop to each process's user")
+            .help(format!(
+                "set [agent] user = {} (main's uid), so the agent cannot signal or replace them",
+                compose.main.uid
+            )),
+        );
+    }
 
     let separate = verifier.environment_mode == Some(EnvironmentMode::Separate);
     let verifier_container = VerifierContainer {
@@ -151,6 +168,7 @@ pub(crate) fn build(
             workdir: environment.workdir.clone(),
             skills_dir: environment.skills_dir.clone(),
             volumes: compose.main.volumes.clone(),
+            programs: programs?,
         },
         sidecar: SidecarModel {
             name: sidecar.name.clone(),

@@ -50,6 +50,33 @@ pub struct MainModel {
     pub skills_dir: Option<String>,
     /// Volumes mounted into main.
     pub volumes: Vec<String>,
+    /// What main runs besides the agent: files, build-time setup, processes.
+    pub programs: MainPrograms,
+}
+
+/// main's shipped files live at `environment/<this>/`, so no service's build context may.
+pub const MAIN_FILES_DIR: &str = "main";
+
+/// What main runs besides the agent (`[compose.main]` build_files, setup and processes).
+#[derive(Debug, Clone, Default)]
+pub struct MainPrograms {
+    /// (path under `environment/main/`, text), held in the image at `/opt/main/`.
+    pub files: Vec<(String, String)>,
+    /// A shell command run at build time, as root.
+    pub setup: Option<String>,
+    /// Started by main's entrypoint, in order.
+    pub processes: Vec<ProcessModel>,
+}
+
+/// A program main's entrypoint starts in the background.
+#[derive(Debug, Clone)]
+pub struct ProcessModel {
+    /// Its name (its log is `/var/log/main/<name>.log`).
+    pub name: String,
+    /// The shell command.
+    pub command: String,
+    /// The user it runs as.
+    pub user: String,
 }
 
 /// The sidecar: this server in its own container.

@@ -13,8 +13,9 @@ mod topology;
 
 pub(crate) use build::build;
 pub use decisions::{
-    BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MainModel, ServiceHealthcheckModel,
-    ServiceModel, SidecarModel, SkillModel, VerifierContainer,
+    BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MAIN_FILES_DIR, MainModel,
+    MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel, SidecarModel, SkillModel,
+    VerifierContainer,
 };
 pub use judge::{JUDGE_AUDIT_PATH, JudgeModel};
 pub use task::{NetworkPolicy, PhaseNetworks, TaskModel};

@@ -1,14 +1,17 @@
 //! `[[compose.services]]` as the model decides them: the files the bundle ships as a
 //! service's build context (read from a directory next to the manifest, text only, every
-//! file an input to rerun on), its overridable base image, its volumes and its healthcheck.
+//! file an input to rerun on), its overridable base image, its volumes and its healthcheck;
+//! and what main runs beside the agent (`[compose.main]` build_files, setup, processes).
 
 use std::path::{Path, PathBuf};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
-use crate::manifest::bundle::{Compose, Service};
+use crate::manifest::bundle::{Compose, MainService, Service};
 use crate::manifest_path::ManifestPath;
-use crate::model::bundle::decisions::{ServiceHealthcheckModel, ServiceModel};
+use crate::model::bundle::decisions::{
+    MAIN_FILES_DIR, MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel,
+};
 
 pub(crate) fn services(
     compose: &Compose,
@@ -51,6 +54,126 @@ pub(crate) fn services(
         models.push(model(service, build_files));
     }
     each.unless_failed(models)
+}
+
+/// `[compose.main]`'s files, setup and processes. A process runs under a user of its own,
+/// never root nor the agent's uid: the agent must not be able to signal, trace or replace
+/// what it is asked to diagnose.
+pub(crate) fn main_programs(
+    main: &MainService,
+    services: &[Service],
+    base_dir: &Path,
+    inputs: &mut Vec<PathBuf>,
+    errors: &ErrorSink<'_>,
+) -> Option<MainPrograms> {
+    let path = ManifestPath::root().key("compose").key("main");
+    let each = errors.child();
+    let files = match &main.build_files {
+        Some(dir) => {
+            if let Some(index) = services
+                .iter()
+                .position(|service| service.build.as_deref() == Some(MAIN_FILES_DIR))
+            {
+                each.report(
+                    Diagnostic::value(
+                        ManifestPath::root()
+                            .key("compose")
+                            .key("services")
+                            .index(index)
+                            .key("build"),
+                        format!("environment/{MAIN_FILES_DIR}/ holds main's build_files"),
+                    )
+                    .label("two things shipped at one path")
+                    .help("name this service's build context otherwise"),
+                );
+            }
+            build_files(base_dir, dir, &path.key("build_files"), inputs, &each)
+        }
+        None => Vec::new(),
+    };
+    if main
+        .setup
+        .as_deref()
+        .is_some_and(|setup| setup.trim().is_empty())
+    {
+        each.report(
+            Diagnostic::value(path.key("setup"), "setup is empty")
+                .label("nothing to run")
+                .help("remove setup, or give the shell command main's image runs at build time"),
+        );
+    }
+    let mut processes: Vec<ProcessModel> = Vec::new();
+    for (index, process) in main.processes.iter().enumerate() {
+        let at = path.key("processes").index(index);
+        let name_ok = process
+            .name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase())
+            && process
+                .name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_-".contains(c));
+        if !name_ok {
+            each.report(
+                Diagnostic::value(
+                    at.key("name"),
+                    format!("`{}` is not a process name", process.name),
+                )
+                .label("names its log file")
+                .help(
+                    "lower case letters, digits, `-` and `_`, starting with a letter, e.g. \"api\"",
+                ),
+            );
+        } else if processes.iter().any(|seen| seen.name == process.name) {
+            each.report(
+                Diagnostic::value(
+                    at.key("name"),
+                    format!("process `{}` is defined twice", process.name),
+                )
+                .label("one log per process")
+                .help("give each process its own name"),
+            );
+        }
+        if process.command.trim().is_empty() {
+            each.report(
+                Diagnostic::value(at.key("command"), "command is empty")
+                    .label("nothing to start")
+                    .help("the shell command that runs the program, e.g. \"python3 /opt/main/api.py\""),
+            );
+        }
+        let user = process.user.as_str();
+        let user_ok = !user.is_empty()
+            && user
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+        if !user_ok {
+            each.report(
+                Diagnostic::value(
+                    at.key("user"),
+                    format!("`{user}` is not a user name or uid"),
+                )
+                .label("runuser -u takes it")
+                .help("a user the image knows, e.g. \"www-data\""),
+            );
+        } else if user == "root" || user == "0" || user == main.uid.to_string() {
+            each.report(
+                Diagnostic::value(at.key("user"), format!("process `{}` would run as {user}", process.name))
+                    .label(if user == main.uid.to_string() { "the agent's own uid" } else { "root" })
+                    .help("run it as a user of its own (e.g. \"www-data\"), so the agent cannot signal or replace it"),
+            );
+        }
+        processes.push(ProcessModel {
+            name: process.name.clone(),
+            command: process.command.clone(),
+            user: process.user.clone(),
+        });
+    }
+    each.unless_failed(MainPrograms {
+        files,
+        setup: main.setup.clone(),
+        processes,
+    })
 }
 
 fn model(service: &Service, build_files: Vec<(String, String)>) -> ServiceModel {
