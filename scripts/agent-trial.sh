@@ -25,12 +25,15 @@ started=$(date +%s)
 eval "$(./scripts/docker-engine.sh)"
 export DOCKER_CONFIG
 . scripts/python-venvs.sh
-# AGENT_TASK: incident-monitor (the default task) or compose-topology-repair (the chapter's
-# whole task: db, proxy, the API in main and the sidecar).
+# AGENT_TASK: incident-monitor (the default task), compose-topology-repair (the chapter's
+# whole task: db, proxy, the API in main and the sidecar) or incident-monitor-stdio (the
+# default task with the server on stdio inside main: the matrix's stdio cell in a real trial).
 task_package=${AGENT_TASK:-incident-monitor}
 case "$task_package" in
     incident-monitor) default_scenarios="diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill" ;;
     compose-topology-repair) default_scenarios="topology_diligent topology_gullible topology_shortcut" ;;
+    # The same task with the server on stdio, in main, started by Claude Code itself.
+    incident-monitor-stdio) default_scenarios="stdio_diligent" ;;
     *) echo "agent-trial: unknown AGENT_TASK $task_package" >&2; exit 2 ;;
 esac
 scenarios=${AGENT_SCENARIOS:-$default_scenarios}
@@ -155,6 +158,7 @@ run_scenario() {
     chmod 777 "$out/model-state"
     case "$scenario" in
         sidecar_killed) model_scenario=held ;;
+        stdio_diligent) model_scenario=diligent ;;
         missing_skill)
             # A bundle whose skill file is gone: main's build must stop at the skill gate.
             task=$out/task

@@ -63,6 +63,10 @@ rm -rf target/topology-check
 target/debug/harness-codegen generate --manifest examples/compose-topology-repair/harness.toml \
     --tools-dir examples/compose-topology-repair/src/tools --out target/topology-check >/dev/null
 "$harbor_venv/bin/python" scripts/harbor_check.py target/topology-check/bundle
+rm -rf target/stdio-check
+target/debug/harness-codegen generate --manifest examples/incident-monitor-stdio/harness.toml \
+    --tools-dir examples/incident-monitor/src/tools --out target/stdio-check >/dev/null
+"$harbor_venv/bin/python" scripts/harbor_check.py target/stdio-check/bundle
 step "a generated Reward Kit judge through Reward Kit's own parser"
 rm -rf target/judge-check
 target/debug/harness-codegen generate --manifest tests/fixtures/good/bundle_judge.toml --out target/judge-check >/dev/null

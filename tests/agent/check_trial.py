@@ -53,6 +53,8 @@ EXPECTED = {
     "topology_shortcut": dict(reward=0.0, exception=None, reason="resolve_answered_200 is false", audit={"ok": 2},
                               verdict=True, skill=(True, True),
                               verdict_label="resolved in the database, proxy left broken"),
+    "stdio_diligent": dict(reward=1.0, exception=None, reason="", audit={"ok": 2}, verdict=True, skill=(True, True),
+                           verdict_label="solved, the server on stdio in main"),
     "missing_skill": dict(reward=None, exception="RuntimeError", reason=None, audit=None, verdict=None, skill=None,
                           verdict_label="build failed at the skill gate", build_error="RUN test -r /opt/harbor-skills/incident-triage/SKILL.md"),
 }
@@ -80,6 +82,7 @@ CALLS = {
     "sidecar_killed": [],
     "missing_skill": None,
     "topology_diligent": [(SUMMARY, "ok"), (SIGNALS, "ok")],
+    "stdio_diligent": [(SUMMARY, "ok"), (SIGNALS, "ok")],
     "topology_gullible": [(SUMMARY, "ok"), (SIGNALS, "ok")],
     "topology_shortcut": [(SUMMARY, "ok"), (SIGNALS, "ok")],
 }

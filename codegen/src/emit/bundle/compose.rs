@@ -112,21 +112,22 @@ struct Healthcheck {
 /// and waits for the healthy sidecar. The sidecar runs the server with a read-only root, its
 /// log directory on a named volume (Harbor copies artifacts out with `docker compose cp`,
 /// which cannot read a tmpfs), no published ports, no capabilities, and a healthcheck that
-/// runs the binary itself.
+/// runs the binary itself. A stdio server has no sidecar: it runs inside main.
 pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> String {
     let sidecar = &bundle.sidecar;
-    let binary = binary_name(bundle);
-    let health_url = health_url(bundle);
-    let uid = sidecar.uid;
     let log_volume = format!("{}-logs", sidecar.name);
     let processes = !bundle.main.programs.processes.is_empty();
     let mut services = BTreeMap::new();
-    let mut depends_on = BTreeMap::from([(
-        sidecar.name.clone(),
-        DependsOn {
-            condition: "service_healthy",
-        },
-    )]);
+    // On stdio there is no sidecar: the agent's MCP client starts the server inside main.
+    let mut depends_on = BTreeMap::new();
+    if !sidecar.in_main {
+        depends_on.insert(
+            sidecar.name.clone(),
+            DependsOn {
+                condition: "service_healthy",
+            },
+        );
+    }
     for service in &bundle.services {
         let condition = match service.healthcheck {
             Some(_) => "service_healthy",
@@ -153,52 +154,11 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
         ..Service::default()
     };
     services.insert("main".to_owned(), main);
-    let (image, build) = match &sidecar.image {
-        Some(image) => (Some(image.clone()), None),
-        None => (
-            None,
-            Some(Build {
-                context: format!("./{}", sidecar.name),
-                args: BTreeMap::new(),
-            }),
-        ),
-    };
-    let check = &sidecar.healthcheck;
-    services.insert(
-        sidecar.name.clone(),
-        Service {
-            image,
-            build,
-            command: Some(vec![
-                "serve".into(),
-                "--transport".into(),
-                sidecar.transport.to_string(),
-                "--bind".into(),
-                sidecar.listen.to_string(),
-                "--audit-path".into(),
-                sidecar.audit_path.clone(),
-            ]),
-            user: Some(format!("{uid}:{uid}")),
-            read_only: Some(sidecar.read_only),
-            volumes: vec![format!("{log_volume}:{}", sidecar.log_dir)],
-            cap_drop: Some(vec!["ALL".into()]),
-            security_opt: Some(vec!["no-new-privileges:true".into()]),
-            healthcheck: Some(Healthcheck {
-                test: vec![
-                    "CMD".into(),
-                    format!("/{binary}"),
-                    "health".into(),
-                    "--url".into(),
-                    health_url,
-                ],
-                interval: check.interval.clone(),
-                timeout: check.timeout.clone(),
-                retries: check.retries,
-                start_period: check.start_period.clone(),
-            }),
-            ..Service::default()
-        },
-    );
+    let mut volumes = BTreeMap::new();
+    if !sidecar.in_main {
+        services.insert(sidecar.name.clone(), sidecar_service(bundle, &log_volume));
+        volumes.insert(log_volume, Volume {});
+    }
     for service in &bundle.services {
         services.insert(
             service.name.clone(),
@@ -233,7 +193,6 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
             },
         );
     }
-    let mut volumes = BTreeMap::from([(log_volume, Volume {})]);
     let mounts = bundle
         .main
         .volumes
@@ -246,4 +205,56 @@ pub(crate) fn compose_yaml(bundle: &BundleModel, options: &EmitOptions) -> Strin
     let yaml = serde_yaml_ng::to_string(&ComposeFile { services, volumes })
         .expect("compose is plain YAML");
     format!("{}{yaml}", header(options))
+}
+
+/// The sidecar's service: the server with a read-only root, its log directory on the named
+/// volume `log_volume`, no capabilities, and a healthcheck that runs the binary itself.
+fn sidecar_service(bundle: &BundleModel, log_volume: &str) -> Service {
+    let sidecar = &bundle.sidecar;
+    let binary = binary_name(bundle);
+    let health_url = health_url(bundle);
+    let uid = sidecar.uid;
+    let (image, build) = match &sidecar.image {
+        Some(image) => (Some(image.clone()), None),
+        None => (
+            None,
+            Some(Build {
+                context: format!("./{}", sidecar.name),
+                args: BTreeMap::new(),
+            }),
+        ),
+    };
+    let check = &sidecar.healthcheck;
+    Service {
+        image,
+        build,
+        command: Some(vec![
+            "serve".into(),
+            "--transport".into(),
+            sidecar.transport.to_string(),
+            "--bind".into(),
+            sidecar.listen.to_string(),
+            "--audit-path".into(),
+            sidecar.audit_path.clone(),
+        ]),
+        user: Some(format!("{uid}:{uid}")),
+        read_only: Some(sidecar.read_only),
+        volumes: vec![format!("{log_volume}:{}", sidecar.log_dir)],
+        cap_drop: Some(vec!["ALL".into()]),
+        security_opt: Some(vec!["no-new-privileges:true".into()]),
+        healthcheck: Some(Healthcheck {
+            test: vec![
+                "CMD".into(),
+                format!("/{binary}"),
+                "health".into(),
+                "--url".into(),
+                health_url,
+            ],
+            interval: check.interval.clone(),
+            timeout: check.timeout.clone(),
+            retries: check.retries,
+            start_period: check.start_period.clone(),
+        }),
+        ..Service::default()
+    }
 }

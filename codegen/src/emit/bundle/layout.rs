@@ -11,12 +11,14 @@ pub fn binary_name(bundle: &BundleModel) -> String {
 }
 
 /// Where the server binary goes: the sidecar's build context (unless it runs a pinned
-/// image) and the verifier's.
+/// image), or main's on stdio, and the verifier's.
 pub fn binary_paths(bundle: &BundleModel) -> Vec<String> {
     let binary = binary_name(bundle);
     let sidecar = &bundle.sidecar;
     let mut paths = Vec::new();
-    if sidecar.image.is_none() {
+    if sidecar.in_main {
+        paths.push(format!("environment/{binary}"));
+    } else if sidecar.image.is_none() {
         paths.push(format!("environment/{}/{binary}", sidecar.name));
     }
     paths.push(format!("tests/{binary}"));

@@ -113,8 +113,11 @@ pub(super) fn ledger_json(
             "name": model.server.name,
             "version": model.server.version,
             "transport": sidecar.transport,
-            "bind": sidecar.bind.to_string(),
-            "path": sidecar.mcp_path,
+            "bind": (!sidecar.in_main).then(|| sidecar.bind.to_string()),
+            "path": (!sidecar.in_main).then_some(&sidecar.mcp_path),
+            // On stdio the agent's MCP client starts the server as the agent's user, so the
+            // audit is in the agent's reach: a condition a comparison of runs must know.
+            "runs_in": if sidecar.in_main { "main, as the agent's user (stdio)" } else { "its own container (the sidecar)" },
             "manifest_sha256": model.manifest_sha256,
         },
         "tools": model.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
@@ -136,7 +139,7 @@ pub(super) fn ledger_json(
         },
         "images": {
             "main": bundle.main.base_image,
-            "sidecar": sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name)),
+            "sidecar": if sidecar.in_main { None } else { Some(sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name))) },
             "verifier": bundle.verifier.image,
         },
     });

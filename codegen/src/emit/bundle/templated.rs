@@ -9,7 +9,7 @@ use crate::emit::bundle::layout::{
 };
 use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::Model;
-use crate::model::bundle::{BundleModel, MAIN_FILES_DIR};
+use crate::model::bundle::{BundleModel, MAIN_FILES_DIR, binary_in_main};
 use crate::model::verifier::CheckModel;
 
 fn environment() -> Environment<'static> {
@@ -65,6 +65,11 @@ pub(crate) fn files(
                 setup => programs.setup.as_deref().map(json_string),
                 start => (!programs.processes.is_empty()).then_some(MAIN_START),
                 start_file => MAIN_START_FILE,
+                server => sidecar.in_main.then(|| context! {
+                    binary,
+                    path => binary_in_main(binary),
+                    log_dir => &sidecar.log_dir,
+                }),
             },
         ),
     ));
@@ -85,7 +90,8 @@ pub(crate) fn files(
             render("main-start.sh.j2", context! { generated, processes }),
         ));
     }
-    if sidecar.image.is_none() {
+    let sidecar_image = !sidecar.in_main && sidecar.image.is_none();
+    if sidecar_image {
         files.push((
             format!("environment/{}/Dockerfile", sidecar.name),
             render(
@@ -108,7 +114,7 @@ pub(crate) fn files(
             ),
         ));
     }
-    if sidecar.image.is_none() {
+    if sidecar_image {
         // Copied by the sidecar's Dockerfile to create its log directory, owned by its uid,
         // in an image that has no shell to `mkdir` it.
         files.push((

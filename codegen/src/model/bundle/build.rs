@@ -17,7 +17,7 @@ use crate::model::bundle::decisions::{
 };
 use crate::model::bundle::task::TaskModel;
 use crate::model::bundle::topology;
-use crate::model::bundle::{judge, lints, services};
+use crate::model::bundle::{judge, lints, services, stdio};
 
 /// Checks the bundle sections of `manifest`; `None` when it has no `[task]`.
 pub(crate) fn build(
@@ -97,15 +97,9 @@ pub(crate) fn build(
         }
     }
     let bind: SocketAddr = manifest.transport.bind.parse().ok()?;
-    if manifest.transport.kind == TransportKind::Stdio {
-        errors.report(
-            Diagnostic::value(
-                root.key("transport").key("kind"),
-                "the sidecar needs an HTTP transport",
-            )
-            .label("a Compose service cannot serve stdio")
-            .help("set kind = \"streamable-http\" (or \"sse\")"),
-        );
+    let in_main = manifest.transport.kind == TransportKind::Stdio;
+    if in_main {
+        stdio::server_in_main(manifest, compose, &verifier, errors);
     }
     topology::mcp_servers(manifest, bind, overlay, errors);
     topology::topology(compose, bind, overlay, errors);
@@ -172,6 +166,7 @@ pub(crate) fn build(
         },
         sidecar: SidecarModel {
             name: sidecar.name.clone(),
+            in_main,
             uid: sidecar.uid,
             read_only: sidecar.read_only,
             image: sidecar.image.clone(),
@@ -183,10 +178,7 @@ pub(crate) fn build(
             },
             bind,
             listen: sidecar_listen(bind, overlay),
-            transport: match manifest.transport.kind {
-                TransportKind::Sse => TransportKind::Sse,
-                _ => TransportKind::StreamableHttp,
-            },
+            transport: manifest.transport.kind,
             mcp_path: manifest.transport.path.clone(),
             health_path: manifest.transport.health_path.clone(),
             log_dir: log_dir?,

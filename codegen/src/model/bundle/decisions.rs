@@ -79,11 +79,15 @@ pub struct ProcessModel {
     pub user: String,
 }
 
-/// The sidecar: this server in its own container.
+/// Where this server runs: in its own container (the sidecar), or, on stdio, as a binary in
+/// main that the agent's MCP client starts.
 #[derive(Debug, Clone)]
 pub struct SidecarModel {
     /// Compose service name, also the binary's file name in the bundle.
     pub name: String,
+    /// stdio: no sidecar service; the binary is in main's image (`/usr/local/bin/<name>`)
+    /// and the agent's MCP client starts it, as the agent's user.
+    pub in_main: bool,
     /// Non-root uid the server runs as.
     pub uid: u32,
     /// Read-only root filesystem.
@@ -98,7 +102,7 @@ pub struct SidecarModel {
     /// (one shared loopback), the same port on every interface otherwise (main reaches it by
     /// its service name).
     pub listen: SocketAddr,
-    /// The HTTP transport it serves.
+    /// The transport it serves (stdio exactly when `in_main`).
     pub transport: TransportKind,
     /// The MCP endpoint path.
     pub mcp_path: String,

@@ -8,6 +8,7 @@ mod decisions;
 mod judge;
 mod lints;
 mod services;
+mod stdio;
 pub mod task;
 mod topology;
 
@@ -18,6 +19,7 @@ pub use decisions::{
     VerifierContainer,
 };
 pub use judge::{JUDGE_AUDIT_PATH, JudgeModel};
+pub(crate) use stdio::binary_in_main;
 pub use task::{NetworkPolicy, PhaseNetworks, TaskModel};
 
 pub use crate::manifest::bundle::EnvironmentMode;

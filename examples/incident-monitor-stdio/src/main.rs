@@ -1,0 +1,17 @@
+//! The incident monitor on stdio: the MCP server generated from ./harness.toml, with the
+//! incident monitor's tool bodies (the same module, so the two tasks cannot drift).
+
+#[allow(
+    unreachable_pub,
+    reason = "generated items are `pub` so a library crate can export them"
+)]
+mod generated {
+    //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
+    harness_runtime::include_generated!();
+}
+#[path = "../../incident-monitor/src/tools/mod.rs"]
+mod tools;
+
+fn main() -> std::process::ExitCode {
+    harness_runtime::cli::main(generated::Harness::new(tools::Toolbox::default()))
+}
