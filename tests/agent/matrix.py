@@ -77,9 +77,26 @@ CODEX_EXPECTED = {
 }
 
 
+def servers_lines(transport: str, api: str) -> list[str]:
+    """The scripted model (speaking `api`) and, on an HTTP transport, the monitor, in the
+    background; then both listening before the agent starts: each port waited on, with a
+    deadline."""
+    serve = SERVE[transport]
+    lines = [
+        f"python3 /opt/scripted-model/scripted_model.py --api {api} --scenario diligent --port {MODEL_PORT} "
+        "--state-dir /cell/model 2>/cell/model.log &",
+    ]
+    if serve:
+        lines.append(f"/usr/local/bin/incident-monitor {serve} 2>/cell/server.log &")
+    return lines + [
+        "for port in " + " ".join(str(p) for p in ([MODEL_PORT] + ([PORT] if serve else []))) + "; do",
+        "  for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done",
+        "done",
+    ]
+
+
 def cell_script(transport: str, agent: ClaudeCode, instruction: str) -> str:
     """What runs in the cell's container: Harbor's set-up commands, the servers, the agent."""
-    serve = SERVE[transport]
     lines = [
         "set -u",
         "export CLAUDE_CONFIG_DIR=/cell/sessions HOME=/cell/home",
@@ -87,16 +104,7 @@ def cell_script(transport: str, agent: ClaudeCode, instruction: str) -> str:
         # Harbor's own commands, exactly as its agent builds them.
         agent._build_register_skills_command() or "true",
         agent._build_register_mcp_servers_command() or "true",
-        f"python3 /opt/scripted-model/scripted_model.py --scenario diligent --port {MODEL_PORT} "
-        "--state-dir /cell/model 2>/cell/model.log &",
-    ]
-    if serve:
-        lines.append(f"/usr/local/bin/incident-monitor {serve} 2>/cell/server.log &")
-    lines += [
-        # Both listening before the agent starts: wait on their ports, with a deadline.
-        "for port in " + " ".join(str(p) for p in ([MODEL_PORT] + ([PORT] if serve else []))) + "; do",
-        "  for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done",
-        "done",
+        *servers_lines(transport, "messages"),
         f"ANTHROPIC_BASE_URL=http://127.0.0.1:{MODEL_PORT} ANTHROPIC_API_KEY=scripted-model-no-key "
         "ANTHROPIC_MODEL=scripted-model CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 IS_SANDBOX=1 "
         "ENABLE_TOOL_SEARCH=false timeout 300 claude --verbose --output-format=stream-json "
@@ -189,20 +197,7 @@ def codex_cell_script(transport: str, execs: list[dict]) -> str:
     """The Codex cell's container: the servers, then Harbor's execs as its docker environment
     runs them (`bash -c COMMAND` in the workdir with the exec's env), CODEX_PROBE before
     `codex exec`."""
-    serve = SERVE[transport]
-    lines = [
-        "set -u",
-        f"mkdir -p {WORKDIR}",
-        f"python3 /opt/scripted-model/scripted_model.py --api responses --scenario diligent --port {MODEL_PORT} "
-        "--state-dir /cell/model 2>/cell/model.log &",
-    ]
-    if serve:
-        lines.append(f"/usr/local/bin/incident-monitor {serve} 2>/cell/server.log &")
-    lines += [
-        "for port in " + " ".join(str(p) for p in ([MODEL_PORT] + ([PORT] if serve else []))) + "; do",
-        "  for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done",
-        "done",
-    ]
+    lines = ["set -u", f"mkdir -p {WORKDIR}", *servers_lines(transport, "responses")]
     runs_codex = [i for i, record in enumerate(execs) if "codex exec " in record["command"]]
     if len(runs_codex) != 1:
         raise SystemExit(f"matrix: expected one `codex exec` among Harbor's execs, found {len(runs_codex)}")

@@ -49,6 +49,21 @@ fn verify(root: &Path) -> (i32, String, Value) {
     )
 }
 
+/// Everything the generator makes of this package's manifest.
+fn generated() -> harness_codegen::Artifacts {
+    harness_codegen::generate(
+        &std::fs::read_to_string("harness.toml").unwrap(),
+        Path::new("."),
+        &Default::default(),
+    )
+    .unwrap()
+}
+
+/// The bundle's ledger.json.
+fn ledger_json() -> Value {
+    serde_json::from_str(&generated()["bundle/ledger.json"]).unwrap()
+}
+
 /// Runs the bundle's test.sh against `root`; returns its exit code and the reward file.
 fn test_sh(root: &Path) -> (i32, Option<String>) {
     let (code, reward, _) = test_sh_with_ledger(root);
@@ -57,12 +72,7 @@ fn test_sh(root: &Path) -> (i32, Option<String>) {
 
 /// The bundle's test.sh against `root`: its exit code, the reward file, the run ledger row.
 fn test_sh_with_ledger(root: &Path) -> (i32, Option<String>, Option<Value>) {
-    let artifacts = harness_codegen::generate(
-        &std::fs::read_to_string("harness.toml").unwrap(),
-        Path::new("."),
-        &Default::default(),
-    )
-    .unwrap();
+    let artifacts = generated();
     let script = root.join("test.sh");
     std::fs::write(&script, &artifacts["bundle/tests/test.sh"]).unwrap();
     let logs = root.join("logs-verifier");
@@ -124,13 +134,7 @@ async fn each_run_leaves_its_ledger_row_beside_the_reward() {
         json!({"median": durations[1], "p95": durations[2], "max": durations[2]})
     );
     // The pins are the bundle's own ledger's.
-    let artifacts = harness_codegen::generate(
-        &std::fs::read_to_string("harness.toml").unwrap(),
-        Path::new("."),
-        &Default::default(),
-    )
-    .unwrap();
-    let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    let ledger = ledger_json();
     for key in ["server", "tools_sha256", "skills"] {
         assert_eq!(row[key], ledger[key], "{key}");
         assert!(!row[key].is_null(), "{key}");
@@ -243,13 +247,7 @@ async fn a_monitor_gone_before_the_end_of_the_agent_phase_is_an_infrastructure_f
 
 #[test]
 fn the_ledger_pins_the_published_tools() {
-    let artifacts = harness_codegen::generate(
-        &std::fs::read_to_string("harness.toml").unwrap(),
-        Path::new("."),
-        &Default::default(),
-    )
-    .unwrap();
-    let ledger: Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    let ledger = ledger_json();
     let output = Command::new(SERVER).arg("tools").output().unwrap();
     let listing: Value = serde_json::from_slice(&output.stdout).unwrap();
     // What a client does: sha256 of the canonical JSON of the tools/list `tools` array.
