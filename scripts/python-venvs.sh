@@ -1,7 +1,8 @@
 # Sourced by the scripts that need Python: finds a Python >= 3.12 (Harbor's minimum) and makes
 # the venvs in target/ the first time: target/harbor-venv (harbor==0.18.0, which pins its
 # own dependencies), target/rewardkit-venv (harbor-rewardkit==0.2.3, Reward Kit's judge
-# parser) and target/mcp-venv (the official MCP client, mcp==2.3.0, and httpx).
+# parser) and target/mcp-venv (the official MCP client, mcp==2.3.0, httpx, and FastMCP
+# 4.2.3, the seed chapter's server framework, which the read-only gateway's upstream runs on).
 # Sets $python, $harbor_venv, $rewardkit_venv and $mcp_venv.
 #
 # A venv's scripts (bin/pip, bin/harbor) name its path in their #! line, so the venvs are
@@ -35,7 +36,7 @@ if ! "$rewardkit_venv/bin/python" -c 'import rewardkit' 2>/dev/null; then
     "$rewardkit_venv/bin/pip" install --quiet --disable-pip-version-check harbor-rewardkit==0.2.3
 fi
 mcp_venv=$venv_root/mcp-venv
-if ! "$mcp_venv/bin/python" -c 'import mcp, httpx' 2>/dev/null; then
+if ! "$mcp_venv/bin/python" -c 'import mcp, httpx, fastmcp' 2>/dev/null; then
     "$python" -m venv --clear "$mcp_venv"
-    "$mcp_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1
+    "$mcp_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1 fastmcp==4.2.3
 fi

@@ -78,6 +78,8 @@ step "the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_transports.py target/debug
 step "the gateway in front of server-everything, through the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_gateway.py target/debug
+step "the read-only gateway in front of the seed's FastMCP server and server-filesystem"
+"$mcp_venv/bin/python" tests/python/test_gateway_readonly.py target/debug
 step "the scripted model of the agent trial (tests/agent)"
 "$python" tests/agent/test_scripted_model.py
 ./scripts/scan_secrets.sh target/harbor-check/bundle
