@@ -102,4 +102,8 @@ fn main() {
         let (o, c) = count(text);
         println!("{name:<60} {o:>9} {c:>9}");
     }
+    println!(
+        "\nthe summary, as the model receives it:\n{}",
+        visible_text(&summarized)
+    );
 }
