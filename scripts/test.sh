@@ -76,6 +76,10 @@ target/debug/harness-codegen generate --manifest tests/fixtures/good/bundle_judg
 # the binaries `cargo test` just built (the incident monitor's with the shipped features).
 step "the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_transports.py target/debug
+step "images, progress, logging, elicitation and sampling on every transport, through the official Python MCP client"
+# The conformance fixture has no tests of its own, so `cargo test` need not have built it.
+cargo build --locked --quiet -p conformance-fixture
+"$mcp_venv/bin/python" tests/python/test_protocol.py target/debug
 step "the gateway in front of server-everything, through the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_gateway.py target/debug
 step "the read-only gateway in front of the seed's FastMCP server and server-filesystem"
