@@ -26,8 +26,14 @@
 # whose deny-all takes every interface but loopback down. Harbor's compose files are used
 # unchanged.
 #
+# PROOF_PACKAGE=gateway-task proves the same task with its tool behind the gateway: the seed
+# chapter's FastMCP server as a stdio upstream in a sidecar built on a Python base, whose
+# local stand-in (harness-local/fastmcp-python) is the Debian base with FastMCP 4.2.3 from
+# PyPI's wheels, fetched on the host once (pip --target) and copied in.
+#
 #   ./scripts/compose-proof.sh              # every case
 #   PROOF_CASES="good" ./scripts/compose-proof.sh
+#   PROOF_PACKAGE=gateway-task ./scripts/compose-proof.sh
 #   COMPOSE="docker-compose" ./scripts/compose-proof.sh   # Compose v1 (1.29) instead of v2
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +43,12 @@ started=$(date +%s)
 eval "$(./scripts/docker-engine.sh)"
 base_image=${HARNESS_BASE_IMAGE:-harness-local/debian-python:bookworm}
 python_image=harness-local/python:3.12-slim
-work=$root/target/compose-proof
+package=${PROOF_PACKAGE:-incident-monitor}
+case "$package" in
+    incident-monitor) work=$root/target/compose-proof ;;
+    gateway-task) work=$root/target/compose-proof-gateway ;;
+    *) echo "proof: unknown PROOF_PACKAGE $package" >&2; exit 2 ;;
+esac
 cases=${PROOF_CASES:-good no_summary over_budget rate_limited audit_not_collected}
 if [ -n "${COMPOSE:-}" ]; then
     read -r -a compose_cmd <<<"$COMPOSE"
@@ -62,10 +73,27 @@ if ! docker image inspect "$python_image" >/dev/null 2>&1; then
         | docker build -q -t "$python_image" - >/dev/null
 fi
 
+if [ "$package" = gateway-task ]; then
+    fastmcp_image=harness-local/fastmcp-python:4.2.3
+    if ! docker image inspect "$fastmcp_image" >/dev/null 2>&1; then
+        log "building $fastmcp_image (FastMCP 4.2.3 and its dependencies from PyPI's wheels for the base's Python 3.11)"
+        context=$(mktemp -d)
+        "$python" -m pip install --quiet --disable-pip-version-check --target "$context/site" --python-version 3.11 \
+            --implementation cp --only-binary=:all: --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
+            --platform manylinux_2_28_x86_64 fastmcp==4.2.3 >"$context/pip.log" 2>&1 \
+            || { cat "$context/pip.log"; fail "fetching FastMCP's wheels"; }
+        printf 'ARG BASE\nFROM ${BASE}\nCOPY site/ /usr/local/lib/python3.11/dist-packages/\nRUN python3 -c "import fastmcp; assert fastmcp.__version__ == \\"4.2.3\\""\n' >"$context/Dockerfile"
+        docker build -q --build-arg "BASE=$python_image" -t "$fastmcp_image" "$context" >/dev/null || fail "building $fastmcp_image"
+        rm -rf "$context"
+    fi
+    # The generated sidecar Dockerfile's BASE_IMAGE argument, through its documented override.
+    export HARNESS_MONITOR_MCP_BASE_IMAGE=$fastmcp_image
+fi
+
 log "building the static binary and the bundle"
 static_target=x86_64-unknown-linux-gnu
-RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p incident-monitor
-binary=$root/target/$static_target/release/incident-monitor
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --quiet --target "$static_target" -p "$package"
+binary=$root/target/$static_target/release/$package
 rm -rf "$work"
 mkdir -p "$work"
 "$binary" bundle --out "$work/task" >"$work/bundle.out" 2>&1
@@ -73,7 +101,7 @@ task=$work/task
 "$harbor_venv/bin/python" scripts/harbor_compose.py "$task" "$work/compose.json"
 field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v,str) else json.dumps(v))' "$work/compose.json" "$1"; }
 egress=$(field egress)
-[ "$egress" = true ] || fail "the incident monitor's task should run under Harbor's egress overlay"
+[ "$egress" = true ] || fail "the $package task should run under Harbor's egress overlay"
 egress_image=$(field egress_image)
 project_dir=$(field project_directory)
 mapfile -t compose_files < <("$python" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["files"]))' "$work/compose.json")

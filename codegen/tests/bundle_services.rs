@@ -280,3 +280,75 @@ fn without_processes_main_keeps_harbors_keep_alive_and_its_agent_user() {
     assert!(main["user"].is_null(), "{main:?}");
     assert!(!artifacts.contains_key("bundle/environment/main-start.sh"));
 }
+
+/// A gateway's sidecar built on a base image (its stdio upstream runs on Python): a
+/// `[compose.sidecar]` table and an upstream, after `manifest`'s tables.
+const GATEWAY_SIDECAR: &str = r#"
+[compose.sidecar]
+base_image = "python:3.12-slim@sha256:1111111111111111111111111111111111111111111111111111111111111111"
+build_files = "upstreams"
+setup = "pip install fastmcp==4.2.3"
+
+[[upstreams]]
+name = "monitor"
+transport = "stdio"
+command = "python3"
+args = ["upstreams/seed.py"]
+"#;
+
+#[test]
+fn a_gateway_sidecar_builds_on_its_base_with_the_upstreams_files_under_its_workdir() {
+    let dir = scratch_with_files();
+    std::fs::create_dir_all(dir.path().join("upstreams")).unwrap();
+    std::fs::write(dir.path().join("upstreams/seed.py"), "print('seed')\n").unwrap();
+    let artifacts = generate(
+        &manifest(GATEWAY_SIDECAR),
+        dir.path(),
+        &EmitOptions::default(),
+    )
+    .expect("valid");
+    assert_eq!(
+        artifacts
+            .get("bundle/environment/monitor-mcp/upstreams/seed.py")
+            .map(String::as_str),
+        Some("print('seed')\n")
+    );
+    let dockerfile = &artifacts["bundle/environment/monitor-mcp/Dockerfile"];
+    let line = |wanted: &str| {
+        dockerfile
+            .lines()
+            .position(|line| line == wanted)
+            .unwrap_or_else(|| panic!("no `{wanted}` in:\n{dockerfile}"))
+    };
+    assert!(
+        line(
+            "ARG BASE_IMAGE=python:3.12-slim@sha256:1111111111111111111111111111111111111111111111111111111111111111"
+        ) < line("FROM ${BASE_IMAGE}")
+    );
+    assert!(!dockerfile.contains("FROM scratch"));
+    // The setup runs as root, before the server's user takes over; the upstream's relative
+    // path (upstreams/seed.py) resolves under the working directory as beside the manifest.
+    assert!(
+        line("RUN [\"sh\", \"-c\", \"pip install fastmcp==4.2.3\"]") < line("USER 10001:10001")
+    );
+    assert!(line("COPY upstreams/ /opt/monitor-mcp/upstreams/") < line("USER 10001:10001"));
+    line("WORKDIR /opt/monitor-mcp");
+
+    let compose: Value =
+        serde_yaml_ng::from_str(&artifacts["bundle/environment/docker-compose.yaml"]).unwrap();
+    assert_eq!(
+        compose["services"]["monitor-mcp"]["build"]["args"]["BASE_IMAGE"],
+        Value::from(
+            "${HARNESS_MONITOR_MCP_BASE_IMAGE:-python:3.12-slim@sha256:1111111111111111111111111111111111111111111111111111111111111111}"
+        )
+    );
+    let ledger: serde_json::Value = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
+    assert!(
+        ledger["images"]["sidecar"]
+            .as_str()
+            .unwrap()
+            .starts_with("python:3.12-slim@sha256:1111"),
+        "{}",
+        ledger["images"]
+    );
+}

@@ -355,6 +355,17 @@ pub struct Sidecar {
     pub read_only: bool,
     /// Run this image (pinned by digest) instead of building one from the bundled binary.
     pub image: Option<String>,
+    /// Build the sidecar on this image (pinned by digest) instead of `FROM scratch`, for a
+    /// gateway whose stdio upstreams need a runtime (Python, Node); its Dockerfile's
+    /// `BASE_IMAGE` argument, overridable with `HARNESS_<SIDECAR>_BASE_IMAGE`.
+    pub base_image: Option<String>,
+    /// A directory next to the manifest the sidecar image holds under its working directory
+    /// `/opt/<name>/` by the same name (so an upstream's relative paths work unchanged);
+    /// needs `base_image`.
+    pub build_files: Option<String>,
+    /// A shell command run at build time, as root, on `base_image` (installing what the
+    /// upstreams need); needs `base_image`.
+    pub setup: Option<String>,
     /// Compose healthcheck timing.
     #[serde(default)]
     pub healthcheck: SidecarHealthcheck,
@@ -367,6 +378,9 @@ impl Default for Sidecar {
             uid: default_sidecar_uid(),
             read_only: true,
             image: None,
+            base_image: None,
+            build_files: None,
+            setup: None,
             healthcheck: SidecarHealthcheck::default(),
         }
     }

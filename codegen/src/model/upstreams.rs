@@ -352,18 +352,27 @@ pub(crate) fn binding(
     })
 }
 
-/// A Harbor bundle cannot carry upstreams yet: its sidecar image holds only the server's
-/// static binary, so an upstream's program (npx, python...) would not be there to start.
+/// A Harbor bundle's sidecar is `FROM scratch` unless `[compose.sidecar] base_image` is set:
+/// a stdio upstream's program (python3, npx...) can run only on a base image that has it.
+/// HTTP upstreams need nothing in the image.
 pub(crate) fn check_bundle(manifest: &manifest::Manifest, errors: &ErrorSink<'_>) {
-    if manifest.task.is_none() || manifest.upstreams.is_empty() {
+    if manifest.task.is_none() {
         return;
     }
-    errors.report(
-        Diagnostic::value(
-            ManifestPath::root().key("upstreams").index(0).key("name"),
-            "a Harbor bundle (`[task]`) with `[[upstreams]]` is not supported yet",
-        )
-        .label("the sidecar image would not contain this upstream")
-        .help("serve the gateway outside the bundle for now, or remove [task]"),
-    );
+    let based = manifest
+        .compose
+        .as_ref()
+        .is_some_and(|compose| compose.sidecar.base_image.is_some());
+    for (index, upstream) in manifest.upstreams.iter().enumerate() {
+        if upstream.transport == UpstreamTransport::Stdio && !based {
+            errors.report(
+                Diagnostic::value(
+                    ManifestPath::root().key("upstreams").index(index).key("transport"),
+                    format!("upstream `{}` would start a program the sidecar image does not have", upstream.name),
+                )
+                .label("the sidecar is FROM scratch: only the server's static binary")
+                .help("set [compose.sidecar] base_image (pinned) with what the command needs, build_files for its files and setup to install the rest"),
+            );
+        }
+    }
 }

@@ -220,7 +220,17 @@ fn sidecar_service(bundle: &BundleModel, log_volume: &str) -> Service {
             None,
             Some(Build {
                 context: format!("./{}", sidecar.name),
-                args: BTreeMap::new(),
+                args: sidecar
+                    .base
+                    .iter()
+                    .map(|base| {
+                        let env = service_base_image_env(&sidecar.name);
+                        (
+                            SERVICE_BASE_IMAGE_ARG.to_owned(),
+                            format!("${{{env}:-{}}}", base.image),
+                        )
+                    })
+                    .collect(),
             }),
         ),
     };

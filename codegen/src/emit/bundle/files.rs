@@ -30,6 +30,12 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
     }
     files.extend(templated::files(model, bundle, options));
     files.extend(judge::judge_file(model, bundle, options));
+    let sidecar = &bundle.sidecar;
+    if let Some((dir, shipped)) = sidecar.base.as_ref().and_then(|base| base.files.as_ref()) {
+        for (path, text) in shipped {
+            files.push((format!("environment/{}/{dir}/{path}", sidecar.name), text.clone()));
+        }
+    }
     for (path, text) in &bundle.main.programs.files {
         files.push((format!("environment/{MAIN_FILES_DIR}/{path}"), text.clone()));
     }

@@ -74,3 +74,8 @@ pub(crate) fn service_base_image_env(service: &str) -> String {
 pub(crate) const MAIN_START: &str = "/usr/local/bin/harness-main-start";
 /// See [`MAIN_START`].
 pub(crate) const MAIN_START_FILE: &str = "main-start.sh";
+
+/// A sidecar built on a base image holds its upstreams' files, and starts, here.
+pub(crate) fn sidecar_files_dir(sidecar: &str) -> String {
+    format!("/opt/{sidecar}")
+}

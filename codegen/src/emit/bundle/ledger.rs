@@ -139,7 +139,10 @@ pub(super) fn ledger_json(
         },
         "images": {
             "main": bundle.main.base_image,
-            "sidecar": if sidecar.in_main { None } else { Some(sidecar.image.clone().unwrap_or_else(|| format!("FROM scratch + the bundled static binary environment/{0}/{0}", sidecar.name))) },
+            "sidecar": if sidecar.in_main { None } else { Some(sidecar.image.clone().unwrap_or_else(|| {
+                let base = sidecar.base.as_ref().map_or("FROM scratch", |base| base.image.as_str());
+                format!("{base} + the bundled static binary environment/{0}/{0}", sidecar.name)
+            })) },
             "verifier": bundle.verifier.image,
         },
     });

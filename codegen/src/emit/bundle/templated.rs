@@ -5,7 +5,7 @@ use minijinja::{Environment, context};
 
 use crate::emit::bundle::layout::{
     MAIN_BASE_IMAGE_ARG, MAIN_BASE_IMAGE_ENV, MAIN_START, MAIN_START_FILE, VERIFIER_BASE_IMAGE_ARG,
-    binary_name, health_url,
+    binary_name, health_url, service_base_image_env, sidecar_files_dir,
 };
 use crate::emit::options::{EmitOptions, generated_notice};
 use crate::model::Model;
@@ -103,6 +103,13 @@ pub(crate) fn files(
                     transport => sidecar.transport.as_str(),
                     audit_path => &sidecar.audit_path,
                     log_dir => &sidecar.log_dir,
+                    base => sidecar.base.as_ref().map(|base| context! {
+                        image => &base.image,
+                        setup => base.setup.as_deref().map(json_string),
+                        files => base.files.as_ref().map(|(dir, _)| dir),
+                    }),
+                    base_env => service_base_image_env(&sidecar.name),
+                    files_dir => sidecar_files_dir(&sidecar.name),
                     health_url => health_url(bundle),
                     healthcheck => context! {
                         interval => &sidecar.healthcheck.interval,

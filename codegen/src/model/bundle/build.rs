@@ -115,6 +115,7 @@ pub(crate) fn build(
     let (log_dir, audit_path) = lints::audit_dir(manifest, errors);
     let judge = judge::judge(manifest, errors);
     let services = services::services(compose, base_dir, inputs, errors);
+    let sidecar_base = services::sidecar_base(&compose.sidecar, base_dir, inputs, errors);
     let programs =
         services::main_programs(&compose.main, &compose.services, base_dir, inputs, errors);
     // main starts as root when it has processes (to drop to each one's user), so the agent's
@@ -170,6 +171,7 @@ pub(crate) fn build(
             uid: sidecar.uid,
             read_only: sidecar.read_only,
             image: sidecar.image.clone(),
+            base: sidecar_base?,
             healthcheck: ComposeHealthcheck {
                 interval: check.interval.clone(),
                 timeout: check.timeout.clone(),

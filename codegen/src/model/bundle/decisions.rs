@@ -79,6 +79,18 @@ pub struct ProcessModel {
     pub user: String,
 }
 
+/// A sidecar built on a base image: what a gateway's stdio upstreams need to run.
+#[derive(Debug, Clone)]
+pub struct SidecarBase {
+    /// The pinned base image (the Dockerfile's `BASE_IMAGE` argument).
+    pub image: String,
+    /// The shipped directory's name (held at `/opt/<sidecar>/<dir>/`) and its files (path
+    /// under it, text), when there is one.
+    pub files: Option<(String, Vec<(String, String)>)>,
+    /// A shell command run at build time, as root.
+    pub setup: Option<String>,
+}
+
 /// Where this server runs: in its own container (the sidecar), or, on stdio, as a binary in
 /// main that the agent's MCP client starts.
 #[derive(Debug, Clone)]
@@ -94,6 +106,8 @@ pub struct SidecarModel {
     pub read_only: bool,
     /// A pinned image to run instead of building one from the bundled binary.
     pub image: Option<String>,
+    /// The image the sidecar builds on instead of `FROM scratch` (a gateway's upstreams).
+    pub base: Option<SidecarBase>,
     /// Compose healthcheck timing.
     pub healthcheck: ComposeHealthcheck,
     /// The manifest's `[transport] bind`: where the agent reaches the server.

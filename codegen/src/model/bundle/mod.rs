@@ -15,7 +15,8 @@ mod topology;
 pub(crate) use build::build;
 pub use decisions::{
     BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MAIN_FILES_DIR, MainModel,
-    MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel, SidecarModel, SkillModel,
+    MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel, SidecarBase, SidecarModel,
+    SkillModel,
     VerifierContainer,
 };
 pub use judge::{JUDGE_AUDIT_PATH, JudgeModel};

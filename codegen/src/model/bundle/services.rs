@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
-use crate::manifest::bundle::{Compose, MainService, Service};
+use crate::manifest::bundle::{Compose, MainService, Service, Sidecar};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::decisions::{
     MAIN_FILES_DIR, MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel,
+    SidecarBase,
 };
 
 pub(crate) fn services(
@@ -174,6 +175,66 @@ pub(crate) fn main_programs(
         setup: main.setup.clone(),
         processes,
     })
+}
+
+/// `[compose.sidecar]` base_image, build_files and setup: a sidecar built on an image of its
+/// own instead of `FROM scratch`, for a gateway whose stdio upstreams need a runtime.
+pub(crate) fn sidecar_base(
+    sidecar: &Sidecar,
+    base_dir: &Path,
+    inputs: &mut Vec<PathBuf>,
+    errors: &ErrorSink<'_>,
+) -> Option<Option<SidecarBase>> {
+    let path = ManifestPath::root().key("compose").key("sidecar");
+    let each = errors.child();
+    let Some(image) = &sidecar.base_image else {
+        for (key, set) in [
+            ("build_files", sidecar.build_files.is_some()),
+            ("setup", sidecar.setup.is_some()),
+        ] {
+            if set {
+                each.report(
+                    Diagnostic::key(path.key(key), format!("{key} needs a base_image"))
+                        .label("the sidecar is FROM scratch: no shell, no files but the binary")
+                        .help("add base_image = \"<image>@sha256:...\" with what the upstreams need"),
+                );
+            }
+        }
+        return each.unless_failed(None);
+    };
+    if sidecar.image.is_some() {
+        each.report(
+            Diagnostic::key(path.key("base_image"), "base_image and image exclude each other")
+                .label("image runs as it is; base_image is built on")
+                .help("keep one"),
+        );
+    }
+    if sidecar.setup.as_deref().is_some_and(|setup| setup.trim().is_empty()) {
+        each.report(
+            Diagnostic::value(path.key("setup"), "setup is empty")
+                .label("nothing to run")
+                .help("remove setup, or give the shell command the sidecar's image runs at build time"),
+        );
+    }
+    let files = sidecar.build_files.as_ref().map(|dir| {
+        let name = Path::new(dir)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.is_empty() || name == ".." || name == "log" {
+            each.report(
+                Diagnostic::value(path.key("build_files"), format!("`{dir}` has no name of its own to ship under"))
+                    .label("held at /opt/<sidecar>/<its name>/")
+                    .help("name a directory next to the manifest, e.g. \"upstreams\" (not `log`, the log directory's source)"),
+            );
+        }
+        (name, build_files(base_dir, dir, &path.key("build_files"), inputs, &each))
+    });
+    each.unless_failed(Some(SidecarBase {
+        image: image.clone(),
+        files,
+        setup: sidecar.setup.clone(),
+    }))
 }
 
 fn model(service: &Service, build_files: Vec<(String, String)>) -> ServiceModel {

@@ -1,0 +1,16 @@
+//! The incident monitor's task with its tool behind the gateway: the MCP server generated
+//! from ./harness.toml.
+//! Every tool is an upstream's, so there are no tool bodies to write.
+
+#[allow(
+    unreachable_pub,
+    reason = "generated items are `pub` so a library crate can export them"
+)]
+mod generated {
+    //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
+    harness_runtime::include_generated!();
+}
+
+fn main() -> std::process::ExitCode {
+    harness_runtime::cli::main(generated::Harness::new(()))
+}
