@@ -155,21 +155,48 @@ pub fn stub(tool: &ToolModel) -> String {
         }
         lines
     };
+    // A tool with declared results returns its result struct; any other, any JSON value.
+    let (output, imports, results) = match &tool.results {
+        Some(results) => {
+            let mut lines = format!(
+                "        // The result to return, a `{}` (held to the published outputSchema):\n",
+                results.type_name
+            );
+            for field in &results.fields {
+                let line = describe_field(field).replacen("args.", "", 1);
+                lines.push_str(&format!("        // - {line}\n"));
+            }
+            let imports = format!(
+                "{}, {}, {}",
+                tool.args_type, results.type_name, tool.trait_name
+            );
+            (results.type_name.clone(), imports, lines)
+        }
+        None => (
+            "Value".to_owned(),
+            format!("{}, {}", tool.args_type, tool.trait_name),
+            String::new(),
+        ),
+    };
+    let value_import = if tool.results.is_none() {
+        "use serde_json::Value;\n"
+    } else {
+        ""
+    };
     format!(
         "\
 //! Body of tool `{name}`.
 
 use harness_runtime::{{CallContext, ToolError}};
-use serde_json::Value;
-
-use crate::generated::{{{args}, {trait_name}}};
+{value_import}
+use crate::generated::{{{imports}}};
 use crate::tools::Toolbox;
 
 impl {trait_name} for Toolbox {{
-    type Output = Value;
+    type Output = {output};
 
-    async fn {method}(&self, args: {args}, ctx: CallContext) -> Result<Value, ToolError> {{
-{arguments}        let _ = (args, ctx);
+    async fn {method}(&self, args: {args}, ctx: CallContext) -> Result<{output}, ToolError> {{
+{arguments}{results}        let _ = (args, ctx);
         Err(ToolError::new(\"NotImplemented\", \"{name} is not implemented yet\"))
     }}
 }}
@@ -194,7 +221,42 @@ fn describe_field(field: &FieldModel) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::undeclared_modules;
+    use super::{stub, undeclared_modules};
+
+    #[test]
+    fn a_tool_with_declared_results_gets_a_stub_returning_its_result_struct() {
+        let manifest = r#"
+            [server]
+            name = "s"
+            version = "0"
+            [[tools]]
+            name = "get_snapshot"
+            description = "d"
+            [[tools.results]]
+            name = "id"
+            type = "string"
+            [[tools.results]]
+            name = "owner"
+            type = "string"
+            required = false
+        "#;
+        let model = crate::load(manifest, "harness.toml", std::path::Path::new("."))
+            .expect("a valid manifest");
+        let text = stub(&model.tools[0]);
+        assert!(text.contains("type Output = GetSnapshotResult;"), "{text}");
+        assert!(
+            text.contains("-> Result<GetSnapshotResult, ToolError>"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "use crate::generated::{GetSnapshotArgs, GetSnapshotResult, GetSnapshot};"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("// - owner: Option<String>"), "{text}");
+        assert!(!text.contains("serde_json"), "{text}");
+    }
 
     #[test]
     fn declarations_are_found_in_every_visibility_and_the_macro_declares_all() {

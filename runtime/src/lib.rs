@@ -113,10 +113,10 @@ pub mod __private {
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{
-        AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, PinSpec,
-        RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,
+        AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, OutputSpec,
+        PinSpec, RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,
         StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec,
-        UpstreamSpec,
+        UpstreamSpec, validate_output,
     };
     pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;

@@ -1,6 +1,6 @@
-//! The published inputSchema of each tool (JSON Schema 2020-12), built from the same model
-//! as the validator so the two accept exactly the same inputs. A field that may be absent may
-//! also be `null`, which means absent.
+//! The published inputSchema of each tool (JSON Schema 2020-12), and the outputSchema of a
+//! tool with declared results, built from the same model as the validators so the two accept
+//! exactly the same values. A field that may be absent may also be `null`, which means absent.
 
 use serde_json::{Map, Value, json};
 
@@ -19,16 +19,32 @@ pub fn input_schema(tool: &ToolModel) -> Value {
     }
     let mut schema = Map::new();
     schema.insert("$schema".into(), DIALECT.into());
-    schema.extend(object_schema(&tool.args));
+    schema.extend(object_schema(&tool.args, Side::Input));
     Value::Object(schema)
 }
 
-fn object_schema(fields: &[FieldModel]) -> Map<String, Value> {
+/// The outputSchema of `tool`: its declared results, or `None` when it declares none.
+pub fn output_schema(tool: &ToolModel) -> Option<Value> {
+    let results = tool.results.as_ref()?;
+    let mut schema = Map::new();
+    schema.insert("$schema".into(), DIALECT.into());
+    schema.extend(object_schema(&results.fields, Side::Output));
+    Some(Value::Object(schema))
+}
+
+/// Which schema a field is in: an argument's says how to send an integer, a result's does not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Input,
+    Output,
+}
+
+fn object_schema(fields: &[FieldModel], side: Side) -> Map<String, Value> {
     let mut schema = Map::new();
     schema.insert("type".into(), "object".into());
     let properties: Map<String, Value> = fields
         .iter()
-        .map(|field| (field.name.clone(), field_schema(field)))
+        .map(|field| (field.name.clone(), field_schema(field, side)))
         .collect();
     schema.insert("properties".into(), Value::Object(properties));
     let required: Vec<Value> = fields
@@ -43,12 +59,13 @@ fn object_schema(fields: &[FieldModel]) -> Map<String, Value> {
     schema
 }
 
-fn field_schema(field: &FieldModel) -> Value {
-    let mut schema = type_schema(&field.ty);
+fn field_schema(field: &FieldModel, side: Side) -> Value {
+    let mut schema = type_schema(&field.ty, side);
     if field.presence != Presence::Required {
         admit_null(&mut schema);
     }
-    let note = matches!(field.ty, TypeModel::Integer { .. }).then_some(STRICT_INTEGER_NOTE);
+    let note = (side == Side::Input && matches!(field.ty, TypeModel::Integer { .. }))
+        .then_some(STRICT_INTEGER_NOTE);
     let description = match (&field.description, note) {
         (Some(text), Some(note)) => Some(format!("{text} {note}")),
         (Some(text), None) => Some(text.clone()),
@@ -76,7 +93,7 @@ fn admit_null(schema: &mut Map<String, Value>) {
     }
 }
 
-fn type_schema(ty: &TypeModel) -> Map<String, Value> {
+fn type_schema(ty: &TypeModel, side: Side) -> Map<String, Value> {
     let mut schema = Map::new();
     let mut set = |key: &str, value: Option<Value>| {
         if let Some(value) = value {
@@ -127,15 +144,15 @@ fn type_schema(ty: &TypeModel) -> Map<String, Value> {
             max_items,
         } => {
             set("type", Some(json!("array")));
-            let mut item_schema = type_schema(items);
-            if matches!(**items, TypeModel::Integer { .. }) {
+            let mut item_schema = type_schema(items, side);
+            if side == Side::Input && matches!(**items, TypeModel::Integer { .. }) {
                 item_schema.insert("description".into(), STRICT_INTEGER_NOTE.into());
             }
             set("items", Some(Value::Object(item_schema)));
             set("minItems", min_items.map(Value::from));
             set("maxItems", max_items.map(Value::from));
         }
-        TypeModel::Object { fields, .. } => return object_schema(fields),
+        TypeModel::Object { fields, .. } => return object_schema(fields, side),
     }
     schema
 }

@@ -1,5 +1,5 @@
 //! The tool tables: `[defaults]` and the guards every tool inherits, and each `[[tools]]` entry
-//! with its arguments.
+//! with its arguments and declared results.
 
 use std::fmt;
 
@@ -113,6 +113,11 @@ pub struct Tool {
     /// The tool's arguments, in order.
     #[serde(default)]
     pub arguments: Vec<Argument>,
+    /// The fields of the tool's result, in order, in the grammar of `arguments` (no
+    /// `default`): the body returns the generated `<Tool>Result`, `tools/list` publishes its
+    /// outputSchema, and every result is held to it after the guards.
+    #[serde(default)]
+    pub results: Vec<Argument>,
     /// The `[[upstreams]]` entry that serves this tool (it then has no body of its own).
     pub upstream: Option<String>,
     /// The upstream's own name for the tool, where the manifest renames or namespaces it
@@ -241,7 +246,7 @@ impl JsonSchema for Number {
     }
 }
 
-/// One argument of a tool, or one field of an object argument.
+/// One argument of a tool, one field of its declared result, or one field of an object.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Argument {

@@ -11,7 +11,7 @@ use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
 use crate::ident;
 use crate::manifest::{ArgType, Argument};
-use crate::manifest_path::ManifestPath;
+use crate::manifest_path::{ManifestPath, Segment};
 use crate::model::bounds::{check_order, integer_type, number_type, string_type};
 use crate::model::constraints::Constraints;
 use crate::model::names::{TypeNames, report_ident_error, rust_names};
@@ -28,6 +28,16 @@ pub(crate) fn fields(
     errors: &ErrorSink<'_>,
 ) -> Option<Vec<FieldModel>> {
     let errors = errors.child();
+    // The same grammar declares results; their diagnostics say so.
+    let in_results = list
+        .segments()
+        .iter()
+        .any(|segment| matches!(segment, Segment::Key(key) if key == "results"));
+    let (noun, nouns) = if in_results {
+        ("result field", "result fields")
+    } else {
+        ("argument", "arguments")
+    };
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let mut idents: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let mut fields = Vec::new();
@@ -37,11 +47,11 @@ pub(crate) fn fields(
             errors.report(
                 Diagnostic::value(
                     path.key("name"),
-                    format!("duplicate argument `{}`", argument.name),
+                    format!("duplicate {noun} `{}`", argument.name),
                 )
                 .label("already defined")
                 .also_at(list.index(first).key("name"), "first defined here")
-                .help("argument names must be unique"),
+                .help(format!("{noun} names must be unique")),
             );
             continue;
         }
@@ -55,7 +65,7 @@ pub(crate) fn fields(
                 Diagnostic::value(
                     path.key("name"),
                     format!(
-                        "arguments `{other}` and `{}` both become the field `{}` in Rust",
+                        "{nouns} `{other}` and `{}` both become the field `{}` in Rust",
                         argument.name, field.ident
                     ),
                 )

@@ -19,6 +19,7 @@ pub mod guards;
 pub(crate) mod input_files;
 mod names;
 pub(crate) mod pinned_schema;
+pub mod results;
 pub mod server;
 pub mod tools;
 pub mod types;
@@ -34,6 +35,7 @@ pub use guards::{
     DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS, RateLimitPolicy, RateLimitStoreModel,
 };
 pub use pinned_schema::DIALECT;
+pub use results::ResultModel;
 pub use server::{AuditModel, ServerModel, TransportModel};
 pub use tools::{Annotations, Builtin, ToolModel};
 pub use types::{FieldModel, IntRepr, Presence, TypeModel};

@@ -1,5 +1,6 @@
 //! Tools: names (unique, valid MCP names, distinct Rust identifiers), descriptions, their
-//! arguments (checked in `model::arguments`) and guards, and the built-in tools.
+//! arguments (checked in `model::arguments`), declared results (`model::results`) and guards,
+//! and the built-in tools.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,7 @@ use crate::manifest_path::ManifestPath;
 use crate::model::arguments::fields;
 use crate::model::guards::{GuardDefaults, GuardPolicy, check_guards};
 use crate::model::names::{TypeNames, rust_names};
+use crate::model::results::{ResultModel, results};
 use crate::model::types::FieldModel;
 use crate::model::upstreams::{UpstreamBinding, binding};
 
@@ -68,6 +70,8 @@ pub struct ToolModel {
     pub annotations: Annotations,
     /// Arguments in manifest order.
     pub args: Vec<FieldModel>,
+    /// The declared result (`[[tools.results]]`), if any.
+    pub results: Option<ResultModel>,
     /// The resolved guard policy.
     pub guards: GuardPolicy,
     /// Set for a built-in tool, whose body lives in harness-runtime.
@@ -134,6 +138,7 @@ pub(crate) fn tools(
                 type_names,
                 errors,
             );
+            let _ = results(tool, &path, None, None, type_names, errors);
             continue;
         }
         check_guards(&tool.guards, &path.key("guards"), errors);
@@ -183,6 +188,12 @@ fn tool_model(
         type_names,
         errors,
     );
+    let guards = defaults.resolve(&tool.guards);
+    let camel_name = names.as_ref().map(|(_, camel)| camel.as_str());
+    let declared = results(tool, path, camel_name, Some(&guards), type_names, errors);
+    if !tool.results.is_empty() && declared.is_none() {
+        return None;
+    }
     let (module, camel) = names?;
     if let Some((other, other_path)) =
         seen_modules.insert(module.clone(), (tool.name.clone(), path.key("name")))
@@ -218,7 +229,8 @@ fn tool_model(
             open_world: tool.annotations.open_world,
         },
         args: args?,
-        guards: defaults.resolve(&tool.guards),
+        results: declared,
+        guards,
         builtin: None,
         upstream: None,
         pinned_schema: None,
@@ -275,6 +287,7 @@ pub(crate) fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel 
             open_world: Some(false),
         },
         args: Vec::new(),
+        results: None,
         guards: guards.clone(),
         builtin: Some(builtin),
         upstream: None,

@@ -24,7 +24,7 @@ impl Cut {
 }
 
 /// The marker appended to a cut text.
-fn marker(cut_chars: usize, total: usize) -> String {
+pub(crate) fn marker(cut_chars: usize, total: usize) -> String {
     format!("... [truncated: {cut_chars} of {total} characters cut]")
 }
 

@@ -1,6 +1,7 @@
 //! The guards at the tool boundary, one file each, in pipeline order:
 //! [`rate_limit`] (in this process, or in Redis with the `redis` feature: `redis_window`) ->
-//! (validate, execute) -> [`tabular`] -> [`lines`] -> [`strip`] -> [`redact`] -> [`chars`].
+//! (validate, execute) -> [`tabular`] -> [`lines`] -> [`strip`] -> [`redact`] -> [`chars`]
+//! (`schema_cap` for a result with a declared schema).
 
 pub mod chars;
 pub mod lines;
@@ -8,6 +9,7 @@ pub(crate) mod rate_limit;
 pub mod redact;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_window;
+pub(crate) mod schema_cap;
 pub mod strip;
 pub mod tabular;
 

@@ -28,7 +28,8 @@ pub mod codes {
     pub const TIMEOUT: &str = "ToolTimeoutError";
     /// The result was a table, refused by the tabular blockade.
     pub const TOKEN_STARVATION: &str = "TokenStarvationError";
-    /// The result's binary content is over the tool's `max_bytes`.
+    /// The result's binary content is over the tool's `max_bytes`, or a declared result is
+    /// over its char cap even with every string it lets be cut cut.
     pub const OUTPUT_TOO_LARGE: &str = "OutputTooLarge";
     /// The result carried a MIME type, or linked to a URI scheme, the tool does not allow.
     pub const CONTENT_NOT_ALLOWED: &str = "ContentNotAllowed";

@@ -5,6 +5,7 @@
 //! the tool body never saw.
 
 pub(crate) mod call;
+mod declared;
 pub(crate) mod envelope;
 mod input;
 pub(crate) mod outcome;
@@ -20,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
-use rmcp::model::{CallToolResponse, CallToolResult, ErrorData, MetaObject};
+use rmcp::model::{CallToolResponse, CallToolResult, ErrorData};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -41,10 +42,11 @@ use harness_contract::HarnessOutcome;
 
 pub use self::call::{Call, DUPLICATE_KEYS_META};
 use self::call::{CallTrace, audited_tool_name};
+use self::declared::Declared;
 pub use self::envelope::codes;
 use self::outcome::Outcome;
 use self::refusal::Refusal;
-use self::result::Output;
+use self::result::{Output, with_meta};
 
 /// Calls, errors and rate-limited calls of one tool since start.
 #[derive(Debug, Default)]
@@ -65,12 +67,13 @@ impl Counters {
     }
 }
 
-/// A tool's guards and counters.
+/// A tool's guards, counters and declared result.
 #[derive(Debug)]
 struct ToolState {
     spec: &'static ToolSpec,
     limiter: Option<RateLimiter>,
     counters: Counters,
+    declared: Option<Declared>,
 }
 
 /// The shared state of every call: per-tool guards and counters, and the audit log.
@@ -124,6 +127,7 @@ impl Pipeline {
                     )
                 }),
                 counters: Counters::default(),
+                declared: spec.output.as_ref().map(Declared::of),
             })
             .collect();
         Self {
@@ -256,7 +260,10 @@ impl Pipeline {
             None
         };
         tool.counters.calls.fetch_add(1, Ordering::Relaxed);
-        let outcome = self.guarded(tool, call, &trace_id, body).await;
+        let mut outcome = self.guarded(tool, call, &trace_id, body).await;
+        if tool.declared.is_some() {
+            declared::envelope_as_text(&mut outcome);
+        }
         let duration = started.elapsed();
         if !outcome.is_ok() {
             tool.counters.errors.fetch_add(1, Ordering::Relaxed);
@@ -378,7 +385,10 @@ impl Pipeline {
                 Outcome::tool_error(&error, guards, trace_id, args_json)
             }
             Some(Ok(Ok(output))) => match result::output_of(output) {
-                Ok(Output::Json(value)) => guard_output(guards, value, trace_id, args_json),
+                Ok(Output::Json(value)) => {
+                    let declared = tool.declared.as_ref().map(|declared| (declared, name));
+                    guard_output(guards, value, declared, trace_id, args_json)
+                }
                 Ok(Output::Blocks(blocks)) => guard_content(guards, blocks, trace_id, args_json),
                 Err(error) => {
                     tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
@@ -471,8 +481,15 @@ impl Pipeline {
     }
 }
 
-/// Tabular blockade, line cap, tag strip, secret redaction and char cap, in that order.
-fn guard_output(guards: &GuardSpec, mut value: Value, trace_id: &str, args: Value) -> Outcome {
+/// Tabular blockade, line cap, tag strip, secret redaction and char cap, in that order; a
+/// declared result (with its tool's name) is capped within its schema and checked against it.
+fn guard_output(
+    guards: &GuardSpec,
+    mut value: Value,
+    declared: Option<(&Declared, &str)>,
+    trace_id: &str,
+    args: Value,
+) -> Outcome {
     if let Some(tabular) = guards.tabular
         && tabular::contains_table(&value, tabular.max_rows)
     {
@@ -497,32 +514,15 @@ fn guard_output(guards: &GuardSpec, mut value: Value, trace_id: &str, args: Valu
             Cow::Owned(clean) => Cow::Owned(clean),
         }
     });
+    let redacted = redacted.into_inner();
+    if let Some((declared, tool)) = declared {
+        return declared.finish(guards, value, &redacted, (tool, trace_id), args);
+    }
     let (reply, cut) = result::success(value, guards.max_chars);
     let truncated = cut.map(|cut| {
         json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items})
     });
-    Outcome::ok(with_meta(reply, truncated, &redacted.into_inner()), args)
-}
-
-/// `_meta` on a successful result, when a guard changed it: `harness/truncated` (what the
-/// char cap cut) and `harness/redacted` (secrets redacted, per kind).
-fn with_meta(
-    reply: CallToolResult,
-    truncated: Option<Value>,
-    redacted: &Redactions,
-) -> CallToolResult {
-    if truncated.is_none() && redacted.is_empty() {
-        return reply;
-    }
-    let mut meta = MetaObject::new();
-    if let Some(truncated) = truncated {
-        meta.0.insert("harness/truncated".to_owned(), truncated);
-    }
-    if !redacted.is_empty() {
-        meta.0
-            .insert("harness/redacted".to_owned(), redacted.to_json());
-    }
-    reply.with_meta(Some(meta))
+    Outcome::ok(with_meta(reply, truncated, &redacted), args)
 }
 
 /// Content blocks through their guards ([`crate::content::guard`]).

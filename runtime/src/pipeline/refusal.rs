@@ -9,6 +9,7 @@ use harness_contract::HarnessOutcome;
 use rmcp::model::ErrorData;
 
 use crate::content::guard::ContentRefusal;
+use crate::guards::schema_cap::TooLarge;
 use crate::guards::tabular;
 use crate::pipeline::envelope::codes;
 use crate::validate::{ArgErrors, quote_client_text};
@@ -34,6 +35,11 @@ pub(crate) enum Refusal {
     TableBlocked,
     /// An output guard on content blocks refused the result.
     Content(ContentRefusal),
+    /// A declared result that no cut within its schema brings under the char cap.
+    ResultTooLarge(TooLarge),
+    /// A declared result that, guarded, does not fit its schema: a bug in the body (or a
+    /// secret redacted inside a constrained field); the problems are in the server log only.
+    ResultInvalid,
     /// The client named a tool the server does not publish.
     UnknownTool(String),
     /// The request state of an earlier round is altered, expired or sealed for another call.
@@ -146,6 +152,18 @@ impl Refusal {
                 Envelope,
                 format!("The result linked to {}, whose URI scheme this tool does not link to.", quote_client_text(&uri)).into(),
             ),
+            Self::ResultTooLarge(TooLarge { chars, max, floor }) => (
+                codes::OUTPUT_TOO_LARGE,
+                Audit::Blocked,
+                Envelope,
+                format!("The result is {chars} characters of JSON; this tool returns at most {max}, and the fields that may be shortened leave at least {floor}. Ask for less.").into(),
+            ),
+            Self::ResultInvalid => (
+                codes::INTERNAL_ERROR,
+                Audit::Error,
+                Envelope,
+                "internal error".into(),
+            ),
             // A body bug; the reason is in the server log only.
             Self::Content(ContentRefusal::InvalidBase64(_)) => (
                 codes::INTERNAL_ERROR,
@@ -222,6 +240,12 @@ mod tests {
             Refusal::Content(ContentRefusal::MimeNotAllowed("image/svg+xml".into())),
             Refusal::Content(ContentRefusal::SchemeNotAllowed("file:///x".into())),
             Refusal::Content(ContentRefusal::InvalidBase64("bad".into())),
+            Refusal::ResultTooLarge(TooLarge {
+                chars: 3,
+                max: 2,
+                floor: 3,
+            }),
+            Refusal::ResultInvalid,
             Refusal::UnknownTool("x".into()),
             Refusal::InvalidRequestState("expired".into()),
             Refusal::UnknownResource("test://x".into()),
@@ -249,6 +273,8 @@ mod tests {
                 ("OutputTooLarge", "blocked", Reply::Envelope),
                 ("ContentNotAllowed", "blocked", Reply::Envelope),
                 ("ContentNotAllowed", "blocked", Reply::Envelope),
+                ("InternalError", "error", Reply::Envelope),
+                ("OutputTooLarge", "blocked", Reply::Envelope),
                 ("InternalError", "error", Reply::Envelope),
                 ("UnknownTool", "unknown_tool", Reply::InvalidParams),
                 (

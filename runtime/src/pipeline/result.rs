@@ -3,12 +3,13 @@
 
 use std::any::Any;
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::content::{Block, Content};
 use crate::guards::chars;
+use crate::guards::redact::Redactions;
 use crate::upstream::Reply;
 
 /// The reply for a successful call, with the char cap applied: a JSON object becomes
@@ -51,12 +52,33 @@ pub(crate) fn success(
 
 /// A JSON result whose serialization is `text`: an object is structuredContent (with the
 /// same JSON as text, as `CallToolResult::structured` makes it); anything else is text.
-fn json_result(value: Value, text: String) -> CallToolResult {
+pub(crate) fn json_result(value: Value, text: String) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     if value.is_object() {
         result.structured_content = Some(value);
     }
     result
+}
+
+/// `_meta` on a successful result, when a guard changed it: `harness/truncated` (what the
+/// char cap cut) and `harness/redacted` (secrets redacted, per kind).
+pub(crate) fn with_meta(
+    reply: CallToolResult,
+    truncated: Option<Value>,
+    redacted: &Redactions,
+) -> CallToolResult {
+    if truncated.is_none() && redacted.is_empty() {
+        return reply;
+    }
+    let mut meta = MetaObject::new();
+    if let Some(truncated) = truncated {
+        meta.0.insert("harness/truncated".to_owned(), truncated);
+    }
+    if !redacted.is_empty() {
+        meta.0
+            .insert("harness/redacted".to_owned(), redacted.to_json());
+    }
+    reply.with_meta(Some(meta))
 }
 
 /// What a body returned: content blocks, or a value shaped as JSON.

@@ -4,9 +4,11 @@
 
 pub mod catalog;
 mod guards;
+mod output;
 mod upstream;
 
 pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
+pub use self::output::{OutputSpec, OutputValidator, validate_output};
 pub use self::upstream::{EndpointSpec, OnDrift, PinSpec, UpstreamSpec};
 
 use std::sync::Arc;
@@ -165,6 +167,8 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The published inputSchema, as JSON text.
     pub input_schema: &'static str,
+    /// The declared result (outputSchema and validator), when the manifest declares one.
+    pub output: Option<OutputSpec>,
     /// Behaviour hints.
     pub annotations: AnnotationSpec,
     /// The guard policy (the manifest's defaults with the tool's overrides applied).
@@ -214,11 +218,17 @@ impl ToolSpec {
     /// The rmcp tool definition.
     ///
     /// # Panics
-    /// If `input_schema` is not a JSON object, which harness-codegen never emits.
+    /// If `input_schema` or an output schema is not a JSON object, which harness-codegen
+    /// never emits.
     pub fn to_tool(&self) -> Tool {
         let schema: JsonObject = serde_json::from_str(self.input_schema)
             .expect("generated inputSchema is a JSON object");
         let mut tool = Tool::new(self.name, self.description, Arc::new(schema));
+        if let Some(output) = &self.output {
+            let schema: JsonObject = serde_json::from_str(output.schema)
+                .expect("generated outputSchema is a JSON object");
+            tool.output_schema = Some(Arc::new(schema));
+        }
         if let Some(title) = self.title {
             tool = tool.with_title(title);
         }

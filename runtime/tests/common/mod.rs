@@ -51,6 +51,7 @@ pub(crate) const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
         title: None,
         description: "test",
         input_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+        output: None,
         annotations: AnnotationSpec {
             read_only: None,
             destructive: None,

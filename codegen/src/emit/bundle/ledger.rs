@@ -6,7 +6,7 @@
 use harness_contract::{canonical_json, sha256_hex};
 use serde_json::{Value, json};
 
-use crate::emit::schema::input_schema;
+use crate::emit::schema::{input_schema, output_schema};
 use crate::model::Model;
 use crate::model::bundle::BundleModel;
 use crate::model::bundle::task::NetworkPolicy;
@@ -48,6 +48,7 @@ pub fn published_tools(model: &Model) -> Value {
                 ("title", tool.title.clone().map(Value::from)),
                 ("description", Some(tool.description.clone().into())),
                 ("inputSchema", Some(input_schema(tool))),
+                ("outputSchema", output_schema(tool)),
                 ("annotations", any_hint.then_some(annotations)),
             ])
         })

@@ -25,12 +25,28 @@ pub(crate) fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
         "The body of tool `{}`: implement it in `{file}`.\n\n{}",
         tool.name, tool.description
     ));
+    let output = match &tool.results {
+        Some(results) => {
+            let result = format_ident!("{}", results.type_name);
+            let output_doc = doc(&format!(
+                "The result: `{}` (the declared results), or a type that converts into it.",
+                results.type_name
+            ));
+            quote! {
+                #output_doc
+                type Output: Into<#result> + Send;
+            }
+        }
+        None => quote! {
+            /// The result: a serializable value; a JSON object becomes structuredContent.
+            type Output: #rt::serde::Serialize + Send;
+        },
+    };
     quote! {
         #trait_doc
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #trait_name: Send + Sync + 'static {
-            /// The result: a serializable value; a JSON object becomes structuredContent.
-            type Output: #rt::serde::Serialize + Send;
+            #output
 
             /// Runs one call with validated arguments.
             fn #method(
@@ -91,7 +107,21 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                     let trait_name = format_ident!("{}", tool.trait_name);
                     let method = to_ident(&tool.module);
                     let args = format_ident!("{}", tool.args_type);
-                    quote!(|args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx))
+                    match &tool.results {
+                        // The declared result, whatever the body's `Output` converts from.
+                        Some(results) => {
+                            let result = format_ident!("{}", results.type_name);
+                            quote! {
+                                |args: #args, ctx| {
+                                    let body = #trait_name::#method(&*self.tools, args, ctx);
+                                    async move { body.await.map(Into::<#result>::into) }
+                                }
+                            }
+                        }
+                        None => {
+                            quote!(|args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx))
+                        }
+                    }
                 }
             };
             let index = int(index as u64);

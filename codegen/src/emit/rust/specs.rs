@@ -6,7 +6,7 @@ use quote::quote;
 
 use crate::emit::rust::guards::guard_spec;
 use crate::emit::rust::tokens::{contract_enum, int, opt, opt_str, opt_u64, raw_string, rt};
-use crate::emit::schema::input_schema;
+use crate::emit::schema::{input_schema, output_schema};
 use crate::model::verifier::CheckModel;
 use crate::model::{Model, ToolModel};
 
@@ -103,12 +103,27 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
         opt(hints.open_world),
     );
     let guards = guard_spec(&tool.guards);
+    let output = match (output_schema(tool), &tool.results) {
+        (Some(schema), Some(results)) => {
+            let schema = serde_json::to_string_pretty(&schema).expect("schema serializes");
+            let schema = raw_string(&schema);
+            let result = quote::format_ident!("{}", results.type_name);
+            quote! {
+                Some(#rt::OutputSpec {
+                    schema: #schema,
+                    validate: #rt::validate_output::<#result>,
+                })
+            }
+        }
+        _ => quote!(None),
+    };
     quote! {
         #rt::ToolSpec {
             name: #name,
             title: #title,
             description: #description,
             input_schema: #schema,
+            output: #output,
             annotations: #rt::AnnotationSpec {
                 read_only: #read_only,
                 destructive: #destructive,

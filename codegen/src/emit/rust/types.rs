@@ -1,5 +1,6 @@
 //! Argument types and their strict validators: one struct per tool's arguments and per object
-//! argument, one enum per enum argument.
+//! argument, one enum per enum argument; the same for a tool's declared result, whose
+//! validator checks structuredContent after the guards.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -8,13 +9,29 @@ use crate::emit::rust::tokens::{doc, opt, opt_u64, rt};
 use crate::ident::to_ident;
 use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
 
-/// The arguments struct of a tool, and every enum and object type inside it.
+/// The arguments struct of a tool, its result struct when it declares results, and every
+/// enum and object type inside them.
 pub(crate) fn tool_types(tool: &ToolModel) -> TokenStream {
     let args_doc = format!("Validated arguments of tool `{}`.", tool.name);
     let name = format_ident!("{}", tool.args_type);
-    match &tool.pinned_schema {
+    let args = match &tool.pinned_schema {
         Some(schema) => pinned_schema_arguments(tool, &name, schema),
         None => struct_with_validator(&name, &args_doc, &tool.args),
+    };
+    let Some(results) = &tool.results else {
+        return args;
+    };
+    let result_doc = format!(
+        "The result of tool `{}`: what its body returns, published as its outputSchema. Its \
+         validator checks the structuredContent the guards leave.",
+        tool.name
+    );
+    let result_name = format_ident!("{}", results.type_name);
+    let result = typed_struct(&result_name, &result_doc, &results.fields, Side::Result);
+    quote! {
+        #args
+
+        #result
     }
 }
 
@@ -60,12 +77,30 @@ fn pinned_schema_arguments(
     }
 }
 
+/// What a generated type holds, which its docs name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// Arguments (of a tool, a prompt or a template).
+    Argument,
+    /// A tool's declared result.
+    Result,
+}
+
 /// A struct and its strict validator: unknown fields refused, then each field bound by the
 /// runtime helper for its presence (`required`, `optional`, `or_default`), every error kept.
 pub(crate) fn struct_with_validator(
     name: &proc_macro2::Ident,
     doc_text: &str,
     fields: &[FieldModel],
+) -> TokenStream {
+    typed_struct(name, doc_text, fields, Side::Argument)
+}
+
+fn typed_struct(
+    name: &proc_macro2::Ident,
+    doc_text: &str,
+    fields: &[FieldModel],
+    side: Side,
 ) -> TokenStream {
     let rt = rt();
     let serde_crate = "::harness_runtime::__private::serde";
@@ -77,6 +112,7 @@ pub(crate) fn struct_with_validator(
         // Every public field has a doc, so a crate with `missing_docs` on builds cleanly.
         let doc = match field.description.as_deref() {
             Some(description) => self::doc(description),
+            None if side == Side::Result => self::doc(&format!("The `{json_name}` field.")),
             None => self::doc(&format!("The `{json_name}` argument.")),
         };
         let rename = (field.ident != field.name).then(|| quote!(#[serde(rename = #json_name)]));
@@ -113,7 +149,7 @@ pub(crate) fn struct_with_validator(
         let ident = to_ident(&field.ident);
         quote!(#ident: #ident?)
     });
-    let nested = fields.iter().map(|field| nested_types(&field.ty));
+    let nested = fields.iter().map(|field| nested_types(&field.ty, side));
     let bind_fields = if fields.is_empty() {
         quote!(#rt::reject_unknown_fields(object, path, &[], errors);)
     } else {
@@ -143,26 +179,27 @@ pub(crate) fn struct_with_validator(
     }
 }
 
-fn nested_types(ty: &TypeModel) -> TokenStream {
+fn nested_types(ty: &TypeModel, side: Side) -> TokenStream {
+    let what = match side {
+        Side::Argument => "argument",
+        Side::Result => "result field",
+    };
     match ty {
         TypeModel::Enum {
             type_name,
             variants,
-        } => enum_type(type_name, variants),
+        } => enum_type(type_name, variants, what),
         TypeModel::Object { type_name, fields } => {
             let name = format_ident!("{}", type_name);
-            struct_with_validator(
-                &name,
-                &format!("The `{type_name}` object argument."),
-                fields,
-            )
+            let doc = format!("The `{type_name}` object {what}.");
+            typed_struct(&name, &doc, fields, side)
         }
-        TypeModel::Array { items, .. } => nested_types(items),
+        TypeModel::Array { items, .. } => nested_types(items, side),
         _ => TokenStream::new(),
     }
 }
 
-fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
+fn enum_type(type_name: &str, variants: &[(String, String)], what: &str) -> TokenStream {
     let rt = rt();
     let serde_crate = "::harness_runtime::__private::serde";
     let name = format_ident!("{}", type_name);
@@ -172,8 +209,9 @@ fn enum_type(type_name: &str, variants: &[(String, String)]) -> TokenStream {
         .collect();
     let values: Vec<_> = variants.iter().map(|(value, _)| value).collect();
     let variant_docs = values.iter().map(|value| format!(" `{value:?}`"));
+    let enum_doc = format!(" One of the allowed values of an enum {what}.");
     quote! {
-        #[doc = " One of the allowed values of an enum argument."]
+        #[doc = #enum_doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, #rt::serde::Serialize)]
         #[serde(crate = #serde_crate)]
         pub enum #name {
