@@ -176,7 +176,10 @@ async fn tables_are_blocked_or_summarized() {
          region: string, nulls 0, 3 distinct, top eu-west (334), ap-south (333), us-east (333)\n\
          status: string, nulls 0, 2 distinct, top paid (900), refunded (100)"
     );
-    assert_eq!(structured["source"], "orders", "the rest of the result stays");
+    assert_eq!(
+        structured["source"], "orders",
+        "the rest of the result stays"
+    );
     assert!(
         text(&summarized).len() < 600,
         "{} bytes",

@@ -33,7 +33,10 @@ pub fn files(model: &Model, bundle: &BundleModel, options: &EmitOptions) -> Vec<
     let sidecar = &bundle.sidecar;
     if let Some((dir, shipped)) = sidecar.base.as_ref().and_then(|base| base.files.as_ref()) {
         for (path, text) in shipped {
-            files.push((format!("environment/{}/{dir}/{path}", sidecar.name), text.clone()));
+            files.push((
+                format!("environment/{}/{dir}/{path}", sidecar.name),
+                text.clone(),
+            ));
         }
     }
     for (path, text) in &bundle.main.programs.files {

@@ -10,8 +10,7 @@ use crate::error_sink::ErrorSink;
 use crate::manifest::bundle::{Compose, MainService, Service, Sidecar};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::decisions::{
-    MAIN_FILES_DIR, MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel,
-    SidecarBase,
+    MAIN_FILES_DIR, MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel, SidecarBase,
 };
 
 pub(crate) fn services(
@@ -196,7 +195,9 @@ pub(crate) fn sidecar_base(
                 each.report(
                     Diagnostic::key(path.key(key), format!("{key} needs a base_image"))
                         .label("the sidecar is FROM scratch: no shell, no files but the binary")
-                        .help("add base_image = \"<image>@sha256:...\" with what the upstreams need"),
+                        .help(
+                            "add base_image = \"<image>@sha256:...\" with what the upstreams need",
+                        ),
                 );
             }
         }
@@ -204,12 +205,19 @@ pub(crate) fn sidecar_base(
     };
     if sidecar.image.is_some() {
         each.report(
-            Diagnostic::key(path.key("base_image"), "base_image and image exclude each other")
-                .label("image runs as it is; base_image is built on")
-                .help("keep one"),
+            Diagnostic::key(
+                path.key("base_image"),
+                "base_image and image exclude each other",
+            )
+            .label("image runs as it is; base_image is built on")
+            .help("keep one"),
         );
     }
-    if sidecar.setup.as_deref().is_some_and(|setup| setup.trim().is_empty()) {
+    if sidecar
+        .setup
+        .as_deref()
+        .is_some_and(|setup| setup.trim().is_empty())
+    {
         each.report(
             Diagnostic::value(path.key("setup"), "setup is empty")
                 .label("nothing to run")

@@ -62,9 +62,12 @@ pub(crate) fn server_in_main(
     }
     if compose.sidecar.base_image.is_some() {
         errors.report(
-            Diagnostic::key(root.key("compose").key("sidecar").key("base_image"), "a stdio server has no sidecar to build")
-                .label("the server runs in main, started by the agent's MCP client")
-                .help("remove base_image (main's image is [compose.main]'s), or serve over HTTP"),
+            Diagnostic::key(
+                root.key("compose").key("sidecar").key("base_image"),
+                "a stdio server has no sidecar to build",
+            )
+            .label("the server runs in main, started by the agent's MCP client")
+            .help("remove base_image (main's image is [compose.main]'s), or serve over HTTP"),
         );
     }
     if compose.sidecar.image.is_some() {
