@@ -139,8 +139,16 @@ fn typed_struct(
             Presence::Required => quote!(fields.required(#json_name, #validate)),
             Presence::Optional => quote!(fields.optional(#json_name, #validate)),
             Presence::Default(value) => {
-                let default = default_literal(&field.ty, value);
-                quote!(fields.or_default(#json_name, #validate, || #default))
+                // An empty array's default is `Vec::new` itself: a closure around `vec![]`
+                // is one clippy (redundant_closure) flags in the generated code.
+                let default = match value {
+                    serde_json::Value::Array(values) if values.is_empty() => quote!(Vec::new),
+                    _ => {
+                        let literal = default_literal(&field.ty, value);
+                        quote!(|| #literal)
+                    }
+                };
+                quote!(fields.or_default(#json_name, #validate, #default))
             }
         };
         quote!(let #ident = #binding;)
