@@ -52,6 +52,21 @@ pub mod defaults {
     pub const ALLOW_PUBLIC_BIND: bool = false;
     /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
     pub const SHUTDOWN_GRACE_SECONDS: u64 = 10;
+    /// Milliseconds a request's head (request line and headers) may take to arrive, from
+    /// its first byte: a client that stalls mid-head is closed after this.
+    pub const HEADER_READ_TIMEOUT_MS: u64 = 10_000;
+    /// Milliseconds a connection may stay silent waiting for a request (its first, or the
+    /// next on a kept-alive connection) before it is closed.
+    pub const KEEP_ALIVE_IDLE_MS: u64 = 60_000;
+    /// Milliseconds from a request's head to the start of its response, its body read
+    /// included; past it the answer is 408. Longer than every call's own time limit.
+    pub const REQUEST_TIMEOUT_MS: u64 = 120_000;
+    /// Most header fields one request may carry (hyper's own default); more get 431.
+    pub const MAX_HEADERS: u64 = 100;
+    /// Largest request head (request line and headers) in bytes; larger gets 431.
+    pub const MAX_HEADER_BYTES: u64 = 16 * 1024;
+    /// Most connections open at once; past it a new connection is answered 503 and closed.
+    pub const MAX_CONNECTIONS: u64 = 1024;
 }
 
 /// The address a client on the server's own host connects to when the server listens on

@@ -21,8 +21,9 @@
 //!   caps, tabular blockade).
 //! - [`audit`]: the JSONL audit log ([`AuditLog`]) and its record's fields.
 //! - [`verify`]: the strict verifier that reads the audit log and the state file back.
-//! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the stateless fast path and
-//!   the duplicate-key check on raw messages.
+//! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the limits every HTTP
+//!   connection is held to ([`transport::HttpLimits`]), the stateless fast path and the
+//!   duplicate-key check on raw messages.
 //! - [`pipeline::codes`]: the error codes the harness itself answers with;
 //!   [`upstream::codes`]: the gateway's.
 //! - [`upstream`]: the gateway ([`upstream::Upstreams`]): tools served by existing MCP

@@ -82,6 +82,29 @@ pub struct Transport {
     /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
     #[serde(default = "default_grace")]
     pub shutdown_grace_seconds: u64,
+    /// Milliseconds a request's head (request line and headers) may take from its first
+    /// byte; a client that stalls mid-head is disconnected (slow-header attacks).
+    #[serde(default = "default_header_read_timeout_ms")]
+    pub header_read_timeout_ms: u64,
+    /// Milliseconds a connection may wait silent for a request (its first, or the next one
+    /// on a kept-alive connection) before the server closes it.
+    #[serde(default = "default_keep_alive_idle_ms")]
+    pub keep_alive_idle_ms: u64,
+    /// Milliseconds from a request's head to the start of its response, reading its body
+    /// included; past it the answer is 408. Must exceed every tool's and upstream's
+    /// `timeout_ms` by 5 s, so a call that times out gets its own envelope.
+    #[serde(default = "default_request_timeout_ms")]
+    pub request_timeout_ms: u64,
+    /// Most header fields a request may carry; more get 431.
+    #[serde(default = "default_max_headers")]
+    pub max_headers: u64,
+    /// Largest request head (request line and headers) in bytes; larger gets 431.
+    #[serde(default = "default_max_header_bytes")]
+    pub max_header_bytes: u64,
+    /// Most connections open at once (each is a file descriptor); past it a new connection
+    /// is answered 503 and closed.
+    #[serde(default = "default_max_connections")]
+    pub max_connections: u64,
 }
 
 impl Default for Transport {
@@ -139,6 +162,30 @@ fn owned(texts: &[&str]) -> Vec<String> {
 
 fn default_grace() -> u64 {
     defaults::SHUTDOWN_GRACE_SECONDS
+}
+
+fn default_header_read_timeout_ms() -> u64 {
+    defaults::HEADER_READ_TIMEOUT_MS
+}
+
+fn default_keep_alive_idle_ms() -> u64 {
+    defaults::KEEP_ALIVE_IDLE_MS
+}
+
+fn default_request_timeout_ms() -> u64 {
+    defaults::REQUEST_TIMEOUT_MS
+}
+
+fn default_max_headers() -> u64 {
+    defaults::MAX_HEADERS
+}
+
+fn default_max_header_bytes() -> u64 {
+    defaults::MAX_HEADER_BYTES
+}
+
+fn default_max_connections() -> u64 {
+    defaults::MAX_CONNECTIONS
 }
 
 /// The `[audit]` table.

@@ -86,6 +86,7 @@ pub fn build(
     };
     let catalog_guards = defaults.resolve(&Guards::default());
     let upstreams = upstreams(manifest, &errors);
+    crate::model::http_edge::check_request_timeout(manifest, &errors);
     let mut tools = tools(
         &manifest.tools,
         &manifest.upstreams,

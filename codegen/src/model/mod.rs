@@ -3,10 +3,11 @@
 //! collected, not just the first. Emitters read only this model.
 //!
 //! One file per concern, data flowing one way (this file only declares and re-exports):
-//! [`server`] (`[server]`, `[transport]`, `[audit]`), [`guards`], [`tools`] (tools and the
-//! built-ins), `arguments` (fields, enums, arrays, objects and defaults), `bounds` (the scalar
-//! types' constraints), [`types`] (what a validated argument is), [`value`] (defaults as
-//! JSON), [`upstreams`] (the gateway's), [`bundle`] (the Harbor task) and [`verifier`], run in order by `build`. Every check
+//! [`server`] (`[server]`, `[transport]`, `[audit]`), `http_edge` (the limits of every HTTP
+//! connection), [`guards`], [`tools`] (tools and the built-ins), `arguments` (fields, enums,
+//! arrays, objects and defaults), `bounds` (the scalar types' constraints), [`types`] (what a
+//! validated argument is), [`value`] (defaults as JSON), [`upstreams`] (the gateway's),
+//! [`bundle`] (the Harbor task) and [`verifier`], run in order by `build`. Every check
 //! reports into an error sink (see `crate::error_sink`).
 
 mod arguments;
@@ -16,6 +17,7 @@ pub mod bundle;
 pub mod catalog;
 mod constraints;
 pub mod guards;
+pub(crate) mod http_edge;
 pub(crate) mod input_files;
 mod names;
 pub(crate) mod pinned_schema;

@@ -1,5 +1,6 @@
 //! `[server]`, `[transport]` and `[audit]`: the checks no type can express (addresses, URL
-//! paths, auth variable names, Host and Origin lists) and their validated form.
+//! paths, auth variable names, Host and Origin lists; the HTTP edge's limits are
+//! `http_edge`'s) and their validated form.
 
 use std::net::SocketAddr;
 
@@ -68,6 +69,18 @@ pub struct TransportModel {
     pub allow_public_bind: bool,
     /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
     pub shutdown_grace_seconds: u64,
+    /// Milliseconds a request's head may take from its first byte.
+    pub header_read_timeout_ms: u64,
+    /// Milliseconds a connection may wait silent for a request.
+    pub keep_alive_idle_ms: u64,
+    /// Milliseconds from a request's head to the start of its response.
+    pub request_timeout_ms: u64,
+    /// Most header fields per request.
+    pub max_headers: u64,
+    /// Largest request head in bytes.
+    pub max_header_bytes: u64,
+    /// Most connections open at once.
+    pub max_connections: u64,
 }
 
 /// Checks `[server]`.
@@ -135,6 +148,7 @@ pub(crate) fn transport(transport: &manifest::Transport, errors: &ErrorSink<'_>)
         );
     }
     transport_security(transport, &path, errors);
+    crate::model::http_edge::check_limits(transport, errors);
     TransportModel {
         kind: transport.kind,
         bind: transport.bind.clone(),
@@ -149,6 +163,12 @@ pub(crate) fn transport(transport: &manifest::Transport, errors: &ErrorSink<'_>)
         auth_token_env: transport.auth_token_env.clone(),
         allow_public_bind: transport.allow_public_bind,
         shutdown_grace_seconds: transport.shutdown_grace_seconds,
+        header_read_timeout_ms: transport.header_read_timeout_ms,
+        keep_alive_idle_ms: transport.keep_alive_idle_ms,
+        request_timeout_ms: transport.request_timeout_ms,
+        max_headers: transport.max_headers,
+        max_header_bytes: transport.max_header_bytes,
+        max_connections: transport.max_connections,
     }
 }
 

@@ -31,7 +31,8 @@ use crate::verify::{Evidence, Verdict, verify};
 #[derive(Debug, Parser)]
 #[command(
     version,
-    about = "A hardened MCP tool server generated from harness.toml"
+    about = "A hardened MCP tool server generated from harness.toml",
+    args_override_self = true
 )]
 struct Cli {
     #[command(subcommand)]

@@ -55,6 +55,20 @@ pub struct TransportSpec {
     pub allow_public_bind: bool,
     /// Seconds in-flight calls get to finish after SIGTERM or SIGINT.
     pub shutdown_grace_seconds: u64,
+    /// Milliseconds a request's head (request line and headers) may take from its first
+    /// byte before the connection is closed.
+    pub header_read_timeout_ms: u64,
+    /// Milliseconds a connection may wait silent for a request (its first, or the next on a
+    /// kept-alive connection) before it is closed.
+    pub keep_alive_idle_ms: u64,
+    /// Milliseconds from a request's head to the start of its response (408 past it).
+    pub request_timeout_ms: u64,
+    /// Most header fields a request may carry (431 past it).
+    pub max_headers: u64,
+    /// Largest request head in bytes (431 past it).
+    pub max_header_bytes: u64,
+    /// Most connections open at once (503 and closed past it).
+    pub max_connections: u64,
 }
 
 impl TransportSpec {
@@ -75,6 +89,12 @@ impl TransportSpec {
             auth_token_env: None,
             allow_public_bind: defaults::ALLOW_PUBLIC_BIND,
             shutdown_grace_seconds: defaults::SHUTDOWN_GRACE_SECONDS,
+            header_read_timeout_ms: defaults::HEADER_READ_TIMEOUT_MS,
+            keep_alive_idle_ms: defaults::KEEP_ALIVE_IDLE_MS,
+            request_timeout_ms: defaults::REQUEST_TIMEOUT_MS,
+            max_headers: defaults::MAX_HEADERS,
+            max_header_bytes: defaults::MAX_HEADER_BYTES,
+            max_connections: defaults::MAX_CONNECTIONS,
         }
     }
 }

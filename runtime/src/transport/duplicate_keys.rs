@@ -314,7 +314,8 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
 }
 
 /// The axum middleware for an HTTP transport's MCP endpoint: a POST body is read (at most
-/// `limit` bytes, else 413 as rmcp answers), marked, and handed on.
+/// `limit` bytes, else 413 as rmcp answers), refused when it is a JSON-RPC batch
+/// (crate::transport::batch), marked, and handed on.
 pub(crate) async fn mark_http_body(
     limit: usize,
     request: axum::extract::Request,
@@ -328,6 +329,9 @@ pub(crate) async fn mark_http_body(
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
         return too_large(limit).into_response();
     };
+    if crate::transport::batch::is_batch(&bytes) {
+        return crate::transport::batch::refusal();
+    }
     let body = match mark_duplicate_arguments(&bytes) {
         Some(marked) => {
             parts.headers.remove(axum::http::header::CONTENT_LENGTH);

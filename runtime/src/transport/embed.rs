@@ -1,7 +1,8 @@
 //! The generated server inside an existing axum application: [`router`] returns its MCP
 //! endpoint and health route, behind the same Host, Origin and bearer checks as `serve`, to
-//! nest under a path of the application's own router; the application serves it and owns
-//! the shutdown.
+//! nest under a path of the application's own router, with the manifest's request timeout
+//! and the one answer to a JSON-RPC batch; the application serves it and owns the shutdown
+//! and the connections (their timers and limits are its own server's, not `[transport]`'s).
 //!
 //! ```ignore
 //! let shutdown = CancellationToken::new();

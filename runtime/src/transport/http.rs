@@ -1,6 +1,7 @@
 //! The HTTP transports: streamable HTTP (stateful or stateless) and the legacy HTTP+SSE
-//! transport, behind the same Host/Origin/bearer checks, with a health route and a graceful
-//! shutdown that waits for the requests in flight.
+//! transport, behind the same Host/Origin/bearer checks, with a health route, a request
+//! timeout, and a graceful shutdown that waits for the requests in flight; their
+//! connections are held to the manifest's limits by crate::transport::edge.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,13 +9,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
-use axum::serve::{Listener, ListenerExt, TapIo};
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::transport::edge::HttpLimits;
 use crate::transport::error::ServeError;
 use crate::transport::fast_path::StatelessAnswer;
 use crate::transport::in_flight::{InFlight, Tracked, count_posts};
@@ -56,6 +57,8 @@ pub struct HttpOptions {
     pub shutdown_grace: Duration,
     /// The gateway's upstreams, whose state `/health` reports (503 while one is down).
     pub upstreams: Option<Arc<Upstreams>>,
+    /// The limits every connection and request is held to.
+    pub limits: HttpLimits,
 }
 
 /// The manifest turns auth on but the token's variable is unset or empty.
@@ -94,12 +97,14 @@ impl HttpOptions {
             },
             shutdown_grace: Duration::from_secs(transport.shutdown_grace_seconds),
             upstreams: None,
+            limits: HttpLimits::from_spec(&transport),
         })
     }
 }
 
-/// The axum router: the MCP endpoint(s) behind the security checks, and `GET health_path`.
-/// With `fast`, stateless JSON streamable HTTP answers plain requests without rmcp's
+/// The axum router: the MCP endpoint(s) behind the security checks, and `GET health_path`,
+/// each request answered 408 when its response has not begun within the request timeout
+/// (its body read included; a streamed reply is not cut once it has begun). With `fast`, stateless JSON streamable HTTP answers plain requests without rmcp's
 /// per-request service (crate::transport::fast_path).
 pub fn http_router<H: ServerHandler + Clone>(
     handler: H,
@@ -165,6 +170,10 @@ fn http_router_counted<H: ServerHandler + Clone>(
     Router::new()
         .route(&options.health_path, get(move || health(upstreams.clone())))
         .merge(mcp)
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            options.limits.request_timeout,
+        ))
 }
 
 /// `GET health_path`: `{"status":"ok"}`; with upstreams, their states too, and 503 with
@@ -228,10 +237,9 @@ pub async fn serve_http<H: ServerHandler + Clone>(
             shutdown.cancel();
         }
     });
-    let server =
-        axum::serve(listener, router).with_graceful_shutdown(signalled.clone().cancelled_owned());
+    let server = crate::transport::edge::serve(listener, router, options.limits, signalled);
     tokio::select! {
-        result = server => result.map_err(ServeError::Http)?,
+        () = server => {}
         () = async {
             shutdown.cancelled().await;
             tokio::time::sleep(Duration::from_secs(2)).await;
@@ -240,23 +248,11 @@ pub async fn serve_http<H: ServerHandler + Clone>(
     Ok(())
 }
 
-/// Binds the HTTP listener; every accepted connection gets TCP_NODELAY. Without it a reply
-/// written in pieces (stateful sessions and SSE stream their replies) waits out the client's
-/// delayed ACK: about 40 ms per call instead of about 60 µs.
-async fn listen(addr: SocketAddr) -> Result<NoDelayListener, ServeError> {
-    let listener = tokio::net::TcpListener::bind(addr)
+/// Binds the HTTP listener.
+async fn listen(addr: SocketAddr) -> Result<TcpListener, ServeError> {
+    TcpListener::bind(addr)
         .await
-        .map_err(|source| ServeError::Bind { addr, source })?;
-    Ok(listener.tap_io(set_nodelay))
-}
-
-/// The HTTP listener: a TCP listener whose connections get TCP_NODELAY.
-type NoDelayListener = TapIo<TcpListener, fn(&mut TcpStream)>;
-
-fn set_nodelay(stream: &mut TcpStream) {
-    if let Err(error) = stream.set_nodelay(true) {
-        tracing::warn!(%error, "cannot set TCP_NODELAY; replies may be delayed");
-    }
+        .map_err(|source| ServeError::Bind { addr, source })
 }
 
 async fn shutdown_signal() {
@@ -274,23 +270,5 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     {
         let _ = interrupt.await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn accepted_connections_have_nodelay() {
-        let mut listener = listen("127.0.0.1:0".parse().unwrap()).await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let client = TcpStream::connect(addr).await.unwrap();
-        let (accepted, _) = listener.accept().await;
-        assert!(
-            accepted.nodelay().unwrap(),
-            "the server side of the connection"
-        );
-        drop(client);
     }
 }

@@ -1,7 +1,8 @@
 //! The 2024-11-05 HTTP+SSE transport, which Harbor still defaults to and rmcp removed in
 //! 0.11: `GET <path>/sse` opens an event stream whose first event, `endpoint`, carries the
 //! POST URL with a session id; the client POSTs JSON-RPC messages there (202 Accepted) and the
-//! replies come on the stream. Each session is the same generated handler served over a pair
+//! replies come on the stream (a JSON-RPC batch is answered 400 with one error object, as
+//! streamable HTTP answers it). Each session is the same generated handler served over a pair
 //! of bounded channels; it ends, and is forgotten, when the client disconnects.
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::{Stream, StreamExt};
 use rmcp::ServiceExt;
@@ -138,21 +140,29 @@ async fn post_message<H: Service<RoleServer> + Clone>(
     Query(query): Query<SessionQuery>,
     headers: HeaderMap,
     body: Bytes,
-) -> StatusCode {
+) -> Response {
     if !is_json(&headers) {
-        return StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        return StatusCode::UNSUPPORTED_MEDIA_TYPE.into_response();
     }
+    if crate::transport::batch::is_batch(&body) {
+        return crate::transport::batch::refusal();
+    }
+    deliver(&state, &query.session_id, &body).into_response()
+}
+
+/// Hands one message to its session: 202, or why not.
+fn deliver<H>(state: &SseState<H>, session_id: &str, body: &Bytes) -> StatusCode {
     let sender = state
         .sessions
         .lock()
         .unwrap_or_else(|poison| poison.into_inner())
-        .get(&query.session_id)
+        .get(session_id)
         .cloned();
     let Some(sender) = sender else {
         return StatusCode::NOT_FOUND;
     };
-    let marked = crate::transport::duplicate_keys::mark_duplicate_arguments(&body);
-    let raw = marked.as_deref().unwrap_or(&body);
+    let marked = crate::transport::duplicate_keys::mark_duplicate_arguments(body);
+    let raw = marked.as_deref().unwrap_or(body);
     let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(raw) else {
         return StatusCode::BAD_REQUEST;
     };

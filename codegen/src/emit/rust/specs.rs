@@ -25,6 +25,12 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let auth_token_env = opt_str(transport.auth_token_env.as_ref());
     let allow_public_bind = transport.allow_public_bind;
     let shutdown_grace_seconds = int(transport.shutdown_grace_seconds);
+    let header_read_timeout_ms = int(transport.header_read_timeout_ms);
+    let keep_alive_idle_ms = int(transport.keep_alive_idle_ms);
+    let request_timeout_ms = int(transport.request_timeout_ms);
+    let max_headers = int(transport.max_headers);
+    let max_header_bytes = int(transport.max_header_bytes);
+    let max_connections = int(transport.max_connections);
     let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
     let audit = &model.audit;
     let (audit_path, trace_id, error_code) = (&audit.path, audit.trace_id, audit.error_code);
@@ -64,6 +70,12 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
                 auth_token_env: #auth_token_env,
                 allow_public_bind: #allow_public_bind,
                 shutdown_grace_seconds: #shutdown_grace_seconds,
+                header_read_timeout_ms: #header_read_timeout_ms,
+                keep_alive_idle_ms: #keep_alive_idle_ms,
+                request_timeout_ms: #request_timeout_ms,
+                max_headers: #max_headers,
+                max_header_bytes: #max_header_bytes,
+                max_connections: #max_connections,
             },
             audit: #rt::AuditSpec {
                 path: #audit_path,

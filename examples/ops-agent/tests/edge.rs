@@ -1,0 +1,288 @@
+//! The HTTP edge of a real server process, over real sockets: the ops-agent binary, whose
+//! manifest sets every limit of the edge (`[transport]` in examples/ops-agent/harness.toml:
+//! heads whole 2 s after their first byte, silent connections kept a minute, requests
+//! answered 408 after 15 s, 100 header fields and 16 KiB of head, 10,100 connections).
+//! Each attack runs while `/health` is asked on a connection of its own, which must answer
+//! 200 within a generous deadline. Every wait is on what the server does (an answer, a
+//! close), bounded by [`DEADLINE`], never a sleep.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::time::Duration;
+
+use harness_test_support::{HttpServer, TEST_TOKEN, scratch_file};
+use serde_json::Value;
+
+const SERVER: &str = env!("CARGO_BIN_EXE_ops-agent");
+
+/// The longest any awaited event may take before the test fails.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The manifest's `max_connections`.
+const MAX_CONNECTIONS: usize = 10_100;
+
+/// Idle connections held open by the connection test.
+const IDLE: usize = 10_000;
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"edge","version":"1"}}}"#;
+
+fn start(name: &str, extra: &[&str]) -> HttpServer {
+    let audit = scratch_file(name, "audit.jsonl");
+    HttpServer::start_with(SERVER, &audit, extra)
+}
+
+fn connect(port: u16) -> TcpStream {
+    let stream = TcpStream::connect(("127.0.0.1", port)).expect("the server accepts");
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    stream
+}
+
+/// One answer read from `stream`: status, headers (names lowercase), body by
+/// Content-Length, or by chunks.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+fn read_answer(stream: &mut TcpStream) -> Answer {
+    let mut head = Vec::new();
+    let mut byte = [0];
+    while !head.ends_with(b"\r\n\r\n") {
+        let read = stream
+            .read(&mut byte)
+            .expect("an answer within the deadline");
+        assert_eq!(read, 1, "closed before the answer: {head:?}");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split_whitespace().nth(1).unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let mut answer = Answer {
+        status: status.parse().unwrap(),
+        headers,
+        body: String::new(),
+    };
+    if let Some(length) = answer.header("content-length") {
+        let mut body = vec![0; length.parse().unwrap()];
+        stream.read_exact(&mut body).unwrap();
+        answer.body = String::from_utf8(body).unwrap();
+    }
+    answer
+}
+
+/// `GET /health` on `stream`, kept alive: its status.
+fn health_on(stream: &mut TcpStream) -> u16 {
+    stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    read_answer(stream).status
+}
+
+/// `GET /health` on a connection of its own.
+fn health(port: u16) -> u16 {
+    health_on(&mut connect(port))
+}
+
+/// Waits until the server closes `stream` (an end of stream or a reset); false when the
+/// deadline passed first.
+fn closed_by_server(stream: &mut TcpStream) -> bool {
+    let mut rest = Vec::new();
+    match stream.read_to_end(&mut rest) {
+        Ok(_) => true,
+        Err(error) => error.kind() == std::io::ErrorKind::ConnectionReset,
+    }
+}
+
+fn post(path: &str, body: &str) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TEST_TOKEN}\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+#[test]
+fn clients_that_stall_mid_head_are_closed_while_health_answers() {
+    let server = start("stalled-heads", &[]);
+    let mut stalled: Vec<TcpStream> = (0..100)
+        .map(|_| {
+            let mut stream = connect(server.port);
+            stream
+                .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
+                .unwrap();
+            stream
+        })
+        .collect();
+    assert_eq!(health(server.port), 200, "health during the attack");
+    for stream in &mut stalled {
+        assert!(closed_by_server(stream), "a stalled head is closed");
+    }
+    assert_eq!(health(server.port), 200, "health after it");
+}
+
+#[test]
+fn a_head_of_101_fields_or_over_16_kib_gets_431_while_health_answers() {
+    let server = start("large-heads", &[]);
+    let mut fields = String::from("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    for index in 0..100 {
+        fields.push_str(&format!("x-field-{index}: 1\r\n"));
+    }
+    let mut stream = connect(server.port);
+    stream
+        .write_all(format!("{fields}\r\n").as_bytes())
+        .unwrap();
+    assert_eq!(read_answer(&mut stream).status, 431, "101 header fields");
+    assert_eq!(health(server.port), 200);
+    let large = format!(
+        "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nx-large: {}\r\n\r\n",
+        "a".repeat(16 * 1024)
+    );
+    let mut stream = connect(server.port);
+    stream.write_all(large.as_bytes()).unwrap();
+    assert_eq!(read_answer(&mut stream).status, 431, "a head over 16 KiB");
+    assert_eq!(health(server.port), 200);
+}
+
+#[test]
+fn a_body_that_never_ends_gets_408_while_health_answers() {
+    let server = start("slow-body", &[]);
+    let mut stream = connect(server.port);
+    let whole = post("/mcp", INITIALIZE);
+    let (head, body) = whole.split_once("\r\n\r\n").unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(b"\r\n\r\n").unwrap();
+    stream.write_all(&body.as_bytes()[..10]).unwrap();
+    assert_eq!(health(server.port), 200, "health while the body hangs");
+    assert_eq!(
+        read_answer(&mut stream).status,
+        408,
+        "after request_timeout_ms"
+    );
+}
+
+/// Posts a batch to `path` and checks the answer: 400, JSON, one error object.
+fn assert_batch_refused(port: u16, path: &str) {
+    let mut stream = connect(port);
+    let batch = format!("[{INITIALIZE},{INITIALIZE}]");
+    stream.write_all(post(path, &batch).as_bytes()).unwrap();
+    let answer = read_answer(&mut stream);
+    assert_eq!(answer.status, 400, "{path}: {}", answer.body);
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let error: Value = serde_json::from_str(&answer.body).expect("JSON");
+    assert!(error.is_object(), "one object, not a batch of answers");
+    assert_eq!(error["jsonrpc"], "2.0");
+    assert_eq!(error["id"], Value::Null);
+    assert_eq!(error["error"]["code"], -32600, "Invalid Request");
+}
+
+#[test]
+fn every_http_transport_answers_a_batch_with_one_json_rpc_error() {
+    let stateful = start("batch-stateful", &[]);
+    assert_batch_refused(stateful.port, "/mcp");
+    let stateless = start("batch-stateless", &["--stateless"]);
+    assert_batch_refused(stateless.port, "/mcp");
+    let sse = start("batch-sse", &["--transport", "sse"]);
+    let mut events = connect(sse.port);
+    write!(
+        events,
+        "GET /mcp/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TEST_TOKEN}\r\n\
+         Accept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    assert_eq!(read_answer(&mut events).status, 200);
+    let mut received = String::new();
+    let endpoint = loop {
+        let mut chunk = [0; 512];
+        let read = events.read(&mut chunk).expect("the endpoint event");
+        assert!(read > 0, "the stream ended before its endpoint event");
+        received.push_str(&String::from_utf8_lossy(&chunk[..read]));
+        if let Some((_, rest)) = received.split_once("data: ")
+            && let Some((endpoint, _)) = rest.split_once('\n')
+        {
+            break endpoint.trim().to_owned();
+        }
+    };
+    assert_batch_refused(sse.port, &endpoint);
+}
+
+/// Raises this process's file limit (which the server inherits) to hold `needed`
+/// descriptors; `Err` says why it cannot.
+fn allow_open_files(needed: u64) -> Result<(), String> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Err("getrlimit(RLIMIT_NOFILE) failed".to_owned());
+    }
+    if limit.rlim_cur >= needed {
+        return Ok(());
+    }
+    if limit.rlim_max < needed {
+        return Err(format!(
+            "the hard limit on open files is {}, below the {needed} this test needs (raise it with `ulimit -Hn`)",
+            limit.rlim_max
+        ));
+    }
+    limit.rlim_cur = needed;
+    // SAFETY: as above.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+        return Err("setrlimit(RLIMIT_NOFILE) failed".to_owned());
+    }
+    Ok(())
+}
+
+#[test]
+fn ten_thousand_idle_connections_leave_health_answering_and_the_limit_refuses_the_next() {
+    // Both processes hold every connection: the server's side and the test's.
+    if let Err(reason) = allow_open_files(MAX_CONNECTIONS as u64 + 200) {
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let server = start("idle-connections", &[]);
+    let idle: Vec<TcpStream> = (0..IDLE).map(|_| connect(server.port)).collect();
+    // Accepted in order, so every idle connection holds its place before the next asks.
+    let mut kept = vec![connect(server.port)];
+    assert_eq!(
+        health_on(&mut kept[0]),
+        200,
+        "health beside 10,000 idle connections"
+    );
+    let refused = loop {
+        let mut next = connect(server.port);
+        match health_on(&mut next) {
+            200 => kept.push(next),
+            503 => break next,
+            other => panic!("unexpected status {other}"),
+        }
+        assert!(idle.len() + kept.len() <= MAX_CONNECTIONS, "no limit");
+    };
+    assert_eq!(
+        idle.len() + kept.len(),
+        MAX_CONNECTIONS,
+        "the connection after max_connections is refused"
+    );
+    drop(refused);
+    // A client that ends its connection and sees it closed has given its place back.
+    let mut leaving = kept.pop().unwrap();
+    leaving.shutdown(Shutdown::Write).unwrap();
+    assert!(closed_by_server(&mut leaving));
+    assert_eq!(health(server.port), 200, "the freed place serves again");
+    drop(idle);
+}
