@@ -130,6 +130,27 @@ const SERVER_LOG_FILTER: &str = "info,rmcp=warn";
 /// How long a server may take to start.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// `command.spawn()`, again while it fails with ETXTBSY: an executable a test has just
+/// written is "busy" while another test's fork (between fork and exec) still holds the
+/// descriptor it was written through, which ends as soon as that child execs. A CI run
+/// failed on it (`a_server_that_exits_fails_the_test_at_once_with_its_stderr`).
+fn spawn_past_text_file_busy(
+    command: &mut std::process::Command,
+) -> std::io::Result<std::process::Child> {
+    let mut attempts = 0;
+    loop {
+        match command.spawn() {
+            Err(error)
+                if error.kind() == std::io::ErrorKind::ExecutableFileBusy && attempts < 100 =>
+            {
+                attempts += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            spawned => return spawned,
+        }
+    }
+}
+
 impl HttpServer {
     /// Starts `binary serve --transport streamable-http` on a port of its own choosing and
     /// waits for `/health`.
@@ -155,7 +176,8 @@ impl HttpServer {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Self {
-        let mut child = std::process::Command::new(binary)
+        let mut command = std::process::Command::new(binary);
+        command
             .args(["serve", "--transport", "streamable-http"])
             .args(["--bind", "127.0.0.1:0", "--audit-path"])
             .arg(audit)
@@ -164,9 +186,8 @@ impl HttpServer {
             .env("RUST_LOG", SERVER_LOG_FILTER)
             .envs(env.iter().copied())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("server starts");
+            .stderr(Stdio::piped());
+        let mut child = spawn_past_text_file_busy(&mut command).expect("server starts");
         let log = ChildLog::capture(child.stderr.take().expect("stderr is piped"));
         let listening = log.wait_for_line(START_TIMEOUT, |line| line.contains("serving HTTP"));
         let mut server = Self {
