@@ -83,6 +83,8 @@ cargo build --locked --quiet -p conformance-fixture
 step "the gateway in front of server-everything, through the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_gateway.py target/debug
 step "the read-only gateway in front of the seed's FastMCP server and server-filesystem"
+# Like the conformance fixture, it has no Rust tests, so `cargo test` need not have built it.
+cargo build --locked --quiet -p gateway-readonly
 "$mcp_venv/bin/python" tests/python/test_gateway_readonly.py target/debug
 step "the scripted model of the agent trial (tests/agent)"
 "$python" tests/agent/test_scripted_model.py
