@@ -91,17 +91,7 @@ pub(crate) fn main_programs(
         }
         None => Vec::new(),
     };
-    if main
-        .setup
-        .as_deref()
-        .is_some_and(|setup| setup.trim().is_empty())
-    {
-        each.report(
-            Diagnostic::value(path.key("setup"), "setup is empty")
-                .label("nothing to run")
-                .help("remove setup, or give the shell command main's image runs at build time"),
-        );
-    }
+    empty_setup(main.setup.as_deref(), &path, "main's", &each);
     let mut processes: Vec<ProcessModel> = Vec::new();
     for (index, process) in main.processes.iter().enumerate() {
         let at = path.key("processes").index(index);
@@ -213,17 +203,7 @@ pub(crate) fn sidecar_base(
             .help("keep one"),
         );
     }
-    if sidecar
-        .setup
-        .as_deref()
-        .is_some_and(|setup| setup.trim().is_empty())
-    {
-        each.report(
-            Diagnostic::value(path.key("setup"), "setup is empty")
-                .label("nothing to run")
-                .help("remove setup, or give the shell command the sidecar's image runs at build time"),
-        );
-    }
+    empty_setup(sidecar.setup.as_deref(), &path, "the sidecar's", &each);
     let files = sidecar.build_files.as_ref().map(|dir| {
         let name = Path::new(dir)
             .file_name()
@@ -243,6 +223,19 @@ pub(crate) fn sidecar_base(
         files,
         setup: sidecar.setup.clone(),
     }))
+}
+
+/// A `setup` that is blank runs nothing: a located error at `<table>.setup`.
+fn empty_setup(setup: Option<&str>, table: &ManifestPath, image: &str, errors: &ErrorSink<'_>) {
+    if setup.is_some_and(|setup| setup.trim().is_empty()) {
+        errors.report(
+            Diagnostic::value(table.key("setup"), "setup is empty")
+                .label("nothing to run")
+                .help(format!(
+                    "remove setup, or give the shell command {image} image runs at build time"
+                )),
+        );
+    }
 }
 
 fn model(service: &Service, build_files: Vec<(String, String)>) -> ServiceModel {
