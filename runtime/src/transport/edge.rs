@@ -219,6 +219,26 @@ fn builder(limits: &HttpLimits, reads: Reads) -> http1::Builder {
     builder
 }
 
+/// Connections the kernel completes and queues before `serve` accepts them. tokio's
+/// `TcpListener::bind` asks for 1024; a burst past that drops SYNs, and each dropped SYN
+/// costs its client a retransmit (1 s, then 3 s, 7 s, ...) before the edge even sees it.
+/// Linux caps the number at `net.core.somaxconn` (4096 by default since 5.4).
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds a listener with [`LISTEN_BACKLOG`] (address reuse on, as `TcpListener::bind` has
+/// it on Unix, so a restarted server rebinds past connections in TIME_WAIT).
+pub(crate) fn listen(addr: std::net::SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// The next connection, with TCP_NODELAY: without it a reply written in pieces (stateful
 /// sessions and SSE stream their replies) waits out the client's delayed ACK, about 40 ms
 /// per call instead of about 60 µs.

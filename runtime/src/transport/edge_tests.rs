@@ -21,7 +21,7 @@ struct Edge {
 }
 
 async fn start(limits: HttpLimits) -> Edge {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = listen("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listener.local_addr().unwrap();
     let router = Router::new().route("/health", get(|| async { "ok" }));
     let stop = CancellationToken::new();
@@ -90,6 +90,37 @@ fn closed_by_server(stream: &mut TcpStream) -> bool {
 /// Runs blocking socket work off the runtime the server runs on.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     tokio::task::spawn_blocking(work).await.unwrap()
+}
+
+/// Twice tokio's default backlog of 1024: a listener bound with that default completes
+/// only 1025 of these while nobody accepts, and the next connect waits for a place that
+/// never comes (CI once spent a minute in SYN retransmits on 10,000 connects).
+const QUEUED: usize = 2048;
+
+#[test]
+fn the_listener_queues_a_burst_past_tokios_default_backlog() {
+    let somaxconn: usize = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(usize::MAX);
+    if somaxconn < QUEUED {
+        eprintln!("skipped: net.core.somaxconn is {somaxconn}, below the {QUEUED} this test needs");
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    // Bound and never accepted from: every handshake below is the kernel's alone.
+    let listener = runtime.block_on(async { listen("127.0.0.1:0".parse().unwrap()).unwrap() });
+    let addr = listener.local_addr().unwrap();
+    let queued: Vec<TcpStream> = (0..QUEUED)
+        .map(|index| {
+            TcpStream::connect_timeout(&addr, DEADLINE)
+                .unwrap_or_else(|error| panic!("connect {index} of {QUEUED}: {error}"))
+        })
+        .collect();
+    assert_eq!(queued.len(), QUEUED);
 }
 
 #[tokio::test]

@@ -12,7 +12,6 @@ use axum::routing::get;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::transport::edge::HttpLimits;
@@ -214,7 +213,8 @@ pub async fn serve_http<H: ServerHandler + Clone>(
         fast,
         Arc::clone(&in_flight),
     );
-    let listener = listen(bind).await?;
+    let listener = crate::transport::edge::listen(bind)
+        .map_err(|source| ServeError::Bind { addr: bind, source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
     tracing::info!(addr = %local, path = %options.path, health = %options.health_path, transport = ?options.transport, stateful = options.stateful, "serving HTTP");
     let signalled = CancellationToken::new();
@@ -246,13 +246,6 @@ pub async fn serve_http<H: ServerHandler + Clone>(
         } => tracing::warn!("connections still open after shutdown; closing them"),
     }
     Ok(())
-}
-
-/// Binds the HTTP listener.
-async fn listen(addr: SocketAddr) -> Result<TcpListener, ServeError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Bind { addr, source })
 }
 
 async fn shutdown_signal() {
