@@ -19,6 +19,7 @@
 //! # The parts, for servers built by hand and for tests
 //! - [`guards`]: each output guard as a function (tag strip, secret redaction, line and char
 //!   caps, tabular blockade).
+//! - [`auth`]: the OAuth 2.1 resource server's caller identity ([`auth::Caller`]).
 //! - [`audit`]: the JSONL audit log ([`AuditLog`]) and its record's fields.
 //! - [`verify`]: the strict verifier that reads the audit log and the state file back.
 //! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the limits every HTTP
@@ -33,6 +34,7 @@
 //! with absolute paths, as tonic's `codegen` module does.
 
 pub mod audit;
+pub mod auth;
 mod builtins;
 pub mod catalog;
 pub mod cli;

@@ -43,6 +43,8 @@ pub(crate) mod attributes {
     pub(crate) const ARGS_SHA256: &str = "harness.args_sha256";
     /// The audit record's trace id (`mcp-` and 8 hex digits).
     pub(crate) const TRACE_ID: &str = "harness.trace_id";
+    /// The caller's subject (`enduser.id` in OpenTelemetry's conventions), when `[auth]` is on.
+    pub(crate) const SUBJECT: &str = "enduser.id";
 }
 
 /// Metric names.
@@ -90,6 +92,8 @@ pub(crate) struct FinishedCall<'a> {
     pub trace_id: &'a str,
     /// The client's W3C `traceparent`, when it sent one.
     pub traceparent: Option<&'a str>,
+    /// The caller's subject, when its token was accepted.
+    pub subject: Option<&'a str>,
 }
 
 impl Telemetry {
@@ -183,6 +187,9 @@ impl Telemetry {
         ]);
         if let Some(code) = call.error_code {
             labels.push(KeyValue::new(attributes::ERROR_CODE, code.to_owned()));
+        }
+        if let Some(subject) = call.subject {
+            labels.push(KeyValue::new(attributes::SUBJECT, subject.to_owned()));
         }
         let ended = SystemTime::now();
         let builder = self

@@ -2,6 +2,7 @@
 //! the keys the transport found repeated in the raw message.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, InputResponses, MetaObject, RequestMetaObject,
@@ -10,6 +11,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Caller;
 use crate::guards::strip;
 use crate::notify::{LogLevel, Requested};
 use crate::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, QUOTE_LIMIT};
@@ -31,6 +33,8 @@ pub struct Call {
     pub(crate) requested: Requested,
     /// What the request carries for a body that asks the client for input.
     pub(crate) input: CallInput,
+    /// Who is calling, when the HTTP auth layer accepted a token for the request.
+    pub(crate) caller: Option<Arc<Caller>>,
 }
 
 /// A request's side of asking the client: its answers, sealed state and capabilities.
@@ -62,7 +66,19 @@ impl Call {
             peer: None,
             requested: Requested::default(),
             input: CallInput::default(),
+            caller: None,
         }
+    }
+
+    /// The same call, made by `caller` (the HTTP auth layer's accepted token).
+    pub fn with_caller(mut self, caller: Option<Arc<Caller>>) -> Self {
+        self.caller = caller;
+        self
+    }
+
+    /// Who is calling, when the request's token was accepted.
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_deref()
     }
 
     /// The same call, whose raw arguments repeated these keys (paths such as `a.b[0].c`).
@@ -100,7 +116,12 @@ impl Call {
             request_state: request.request_state.clone(),
             capabilities: context.client_capabilities(),
         };
+        let caller = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| Caller::of_request(&parts.extensions));
         let (name, mut call) = Self::from_parts(request, Some(&context.meta.0), context.ct);
+        call.caller = caller;
         call.peer = Some(peer);
         call.requested = requested;
         call.input = input;
@@ -170,6 +191,8 @@ impl Call {
 /// continues.
 pub(crate) struct CallTrace<'a> {
     pub(crate) id: &'a str,
+    /// The caller's subject, when the request's token was accepted.
+    pub(crate) subject: Option<&'a str>,
     #[cfg_attr(
         not(feature = "otel"),
         expect(dead_code, reason = "only OTLP export reads it")

@@ -260,6 +260,7 @@ impl Pipeline {
             None
         };
         tool.counters.calls.fetch_add(1, Ordering::Relaxed);
+        let caller = call.caller.clone();
         let mut outcome = self.guarded(tool, call, &trace_id, body).await;
         if tool.declared.is_some() {
             declared::envelope_as_text(&mut outcome);
@@ -270,6 +271,7 @@ impl Pipeline {
         }
         let trace = CallTrace {
             id: &trace_id,
+            subject: caller.as_deref().map(|caller| caller.subject.as_str()),
             parent: traceparent.as_deref(),
         };
         self.record(tool.spec.name, &trace, &outcome, duration);
@@ -400,7 +402,7 @@ impl Pipeline {
 
     /// Logs, audits and exports one call's outcome.
     fn record(&self, name: &str, trace: &CallTrace<'_>, outcome: &Outcome, duration: Duration) {
-        let trace_id = trace.id;
+        let (trace_id, subject) = (trace.id, trace.subject);
         let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
         let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
         // The audit records every call; the log shows failures by default and successes at
@@ -409,6 +411,7 @@ impl Pipeline {
             tracing::debug!(
                 trace_id,
                 tool = name,
+                subject,
                 outcome = HarnessOutcome::Ok.as_str(),
                 duration_us,
                 "tools/call"
@@ -417,6 +420,7 @@ impl Pipeline {
             tracing::info!(
                 trace_id,
                 tool = name,
+                subject,
                 outcome = %outcome.outcome,
                 error_code = outcome.error_code.as_deref(),
                 duration_us,
@@ -436,6 +440,7 @@ impl Pipeline {
                 args_sha256: digest,
                 trace_id,
                 traceparent: trace.parent,
+                subject,
             });
         }
         if let (Some(audit), Some(args_sha256)) = (audit, digest) {
@@ -467,6 +472,7 @@ impl Pipeline {
         );
         let trace = CallTrace {
             id: &trace_id,
+            subject: call.caller().map(|caller| caller.subject.as_str()),
             parent: call.traceparent.as_deref(),
         };
         self.record(

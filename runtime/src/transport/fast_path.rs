@@ -22,6 +22,7 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
@@ -32,6 +33,7 @@ use rmcp::model::{
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Caller;
 use crate::pipeline::call::DUPLICATE_KEYS_META;
 
 use crate::pipeline::Call;
@@ -40,31 +42,23 @@ use crate::server::GeneratedServer;
 /// A server that can answer a stateless request itself (every generated server can).
 pub trait StatelessAnswer: Send + Sync + 'static {
     /// The answer to this request, or `None` when rmcp must answer it.
-    fn answer(
-        &self,
-        method: &Method,
-        headers: &HeaderMap,
-        body: &Bytes,
-    ) -> Option<BoxFuture<'static, Response>>;
+    /// `parts` are the request's head and extensions (where the auth layer put the caller).
+    fn answer(&self, parts: &Parts, body: &Bytes) -> Option<BoxFuture<'static, Response>>;
 }
 
 impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
-    fn answer(
-        &self,
-        method: &Method,
-        headers: &HeaderMap,
-        body: &Bytes,
-    ) -> Option<BoxFuture<'static, Response>> {
-        if method != Method::POST || !plain_headers(headers) {
+    fn answer(&self, parts: &Parts, body: &Bytes) -> Option<BoxFuture<'static, Response>> {
+        if parts.method != Method::POST || !plain_headers(&parts.headers) {
             return None;
         }
+        let caller = Caller::of_request(&parts.extensions);
         if let Ok(plain) = serde_json::from_slice::<PlainCall>(body)
             && plain.params.plain_meta()
         {
             let mut params = CallToolRequestParams::new(plain.params.name);
             params.arguments = plain.params.arguments;
             let meta = MetaObject(plain.params.meta.unwrap_or_default());
-            return Some(call_tool(self.clone(), plain.id, params, meta));
+            return Some(call_tool(self.clone(), plain.id, params, meta, caller));
         }
         let message: ClientJsonRpcMessage = match serde_json::from_slice(body) {
             Ok(message) => message,
@@ -87,7 +81,7 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
         let id = request.id;
         match request.request {
             ClientRequest::CallToolRequest(call) => {
-                Some(call_tool(self.clone(), id, call.params, meta))
+                Some(call_tool(self.clone(), id, call.params, meta, caller))
             }
             ClientRequest::ListToolsRequest(_) => {
                 let tools = self.pipeline().list_tools(self.tool_definitions());
@@ -156,12 +150,14 @@ fn call_tool<S: GeneratedServer + Send + Sync + 'static>(
     id: RequestId,
     params: CallToolRequestParams,
     meta: MetaObject,
+    caller: Option<Arc<Caller>>,
 ) -> BoxFuture<'static, Response> {
     Box::pin(async move {
         // A client that goes away cancels its call, as rmcp's path does.
         let cancellation = CancellationToken::new();
         let _cancel_on_drop = cancellation.clone().drop_guard();
         let (name, call) = Call::from_request(params, &meta, cancellation);
+        let call = call.with_caller(caller);
         let message = match server.dispatch(&name, call).await {
             Ok(response) => {
                 ServerJsonRpcMessage::response(for_legacy_peer(ServerResult::from(response)), id)
@@ -281,7 +277,7 @@ pub(crate) async fn middleware(
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return StatusCode::BAD_REQUEST.into_response();
     };
-    if let Some(answer) = server.answer(&parts.method, &parts.headers, &bytes) {
+    if let Some(answer) = server.answer(&parts, &bytes) {
         return answer.await;
     }
     next.run(axum::extract::Request::from_parts(
