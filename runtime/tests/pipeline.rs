@@ -319,3 +319,65 @@ async fn a_huge_unknown_key_is_echoed_at_most_forty_characters() {
     assert!(message.len() < 2_000, "{} bytes", message.len());
     assert!(message.ends_with("and 9981 more"), "{message}");
 }
+
+/// A declared result whose validator panics: guard code, which runs outside the body's own
+/// panic capture.
+fn panicking_validator(_: &JsonObject) -> Result<(), ArgErrors> {
+    panic!("validator bug")
+}
+
+static PANICKING_GUARD: [ToolSpec; 2] = [
+    ToolSpec {
+        output: Some(OutputSpec {
+            schema: r#"{"type":"object"}"#,
+            validate: panicking_validator,
+        }),
+        ..tool("guard_panics", GUARDS)
+    },
+    ToolSpec {
+        output: Some(OutputSpec {
+            schema: r#"{"type":"object"}"#,
+            validate: panicking_validator,
+        }),
+        ..tool(
+            "guard_panics_uncaught",
+            GuardSpec {
+                catch_unhandled: false,
+                ..GUARDS
+            },
+        )
+    },
+];
+
+#[tokio::test]
+async fn a_panic_in_an_output_guard_is_answered_and_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = Pipeline::new(&SERVER, &PANICKING_GUARD);
+    pipeline
+        .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
+        .unwrap();
+    let body = |_: NoArguments, _: CallContext| async { Ok::<_, ToolError>(json!({"a": 1})) };
+    let result = pipeline.run(0, call(json!({})), body).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    // A declared result's envelope goes as text only.
+    let text = &result.content[0].as_text().unwrap().text;
+    let envelope: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(envelope["error_code"], "InternalError");
+    assert!(!text.contains("validator bug"), "{text}");
+    let error = pipeline
+        .run(1, call(json!({})), body)
+        .await
+        .expect_err("catch_unhandled = false: a JSON-RPC error");
+    assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
+    let path = dir.path().join("audit.jsonl");
+    let lines: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for line in &lines {
+        assert_eq!(line["outcome"], "panic");
+        assert_eq!(line["error_code"], "InternalError");
+    }
+}

@@ -261,7 +261,29 @@ impl Pipeline {
         };
         tool.counters.calls.fetch_add(1, Ordering::Relaxed);
         let caller = call.caller.clone();
-        let mut outcome = self.guarded(tool, call, &trace_id, body).await;
+        // A panic anywhere past this point (an output guard, a validator, the pipeline's own
+        // code) is answered and audited like a body's; the body has its own capture inside.
+        let guarded = panic_capture::in_call(self.guarded(tool, &call, &trace_id, body));
+        let mut outcome = match AssertUnwindSafe(guarded).catch_unwind().await {
+            Ok(outcome) => outcome,
+            Err(panic) => {
+                tracing::error!(
+                    trace_id,
+                    tool = tool.spec.name,
+                    panic = panic_capture::panic_message(&panic),
+                    at = panic_capture::take_location().as_deref(),
+                    "call pipeline panicked"
+                );
+                let caught = tool.spec.guards.catch_unhandled;
+                let guards = Some(&tool.spec.guards);
+                Outcome::refused(
+                    Refusal::Panic { caught },
+                    guards,
+                    &trace_id,
+                    call.raw_arguments(),
+                )
+            }
+        };
         if tool.declared.is_some() {
             declared::envelope_as_text(&mut outcome);
         }
@@ -281,7 +303,7 @@ impl Pipeline {
     async fn guarded<A, O, F, Fut>(
         &self,
         tool: &ToolState,
-        call: Call,
+        call: &Call,
         trace_id: &str,
         body: F,
     ) -> Outcome
@@ -325,7 +347,7 @@ impl Pipeline {
         };
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
-        let input = match self.input_session(tool.spec, &call, guards) {
+        let input = match self.input_session(tool.spec, call, guards) {
             Ok(input) => input,
             Err(refusal) => return refused(refusal, args_json),
         };

@@ -1,5 +1,6 @@
-//! Panics in tool bodies: caught by the pipeline (`catch_unwind`) and logged once, as one
-//! line under the call's trace id, with the payload and where it happened.
+//! Panics in tool bodies, and anywhere else in a call's pipeline (an output guard, a
+//! validator): caught by the pipeline (`catch_unwind`) and logged once, as one line under the
+//! call's trace id, with the payload and where it happened.
 //!
 //! The default panic hook would print its own line first, without the trace id, and with
 //! `RUST_BACKTRACE=1` a resolved backtrace per panic: a panic storm then wrote megabytes and
@@ -14,7 +15,7 @@ use std::sync::Once;
 use std::task::Context;
 
 thread_local! {
-    /// True while a tool body is being polled on this thread.
+    /// True while a tool body (or a call's pipeline) is being polled on this thread.
     static IN_BODY: Cell<bool> = const { Cell::new(false) };
     /// Where the last body panic on this thread happened.
     static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -55,6 +56,12 @@ pub(crate) async fn in_body<F: Future>(body: F) -> F::Output {
         body.as_mut().poll(cx)
     })
     .await
+}
+
+/// Runs the whole pipeline of one call, marked like a body: a panic in a guard is logged once
+/// under the trace id by the pipeline's own capture, as a body's is.
+pub(crate) async fn in_call<F: Future>(call: F) -> F::Output {
+    in_body(call).await
 }
 
 /// A panic payload's message, when it is a string.
