@@ -121,6 +121,7 @@ pub mod __private {
         StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec,
         UpstreamSpec, validate_output,
     };
+    pub use crate::spec::{AuthSpec, IntrospectionSpec};
     pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;
     pub use crate::validate::{

@@ -6,7 +6,7 @@ use rmcp::model::{CallToolResponse, ErrorData, Tool};
 
 use crate::pipeline::Pipeline;
 use crate::pipeline::call::Call;
-use crate::spec::{BundleSpec, ServerSpec, ToolSpec};
+use crate::spec::{AuthSpec, BundleSpec, ServerSpec, ToolSpec};
 use crate::upstream::Upstreams;
 use crate::verify::VerifierSpec;
 
@@ -34,6 +34,11 @@ pub trait GeneratedServer: ServerHandler + Clone {
     /// The upstream MCP servers its gateway tools call (none for a server without
     /// `[[upstreams]]`).
     fn upstreams(&self) -> Option<std::sync::Arc<Upstreams>> {
+        None
+    }
+    /// The manifest's `[auth]`: the OAuth 2.1 resource server its HTTP transports are (none
+    /// without the table).
+    fn auth(&self) -> Option<&'static AuthSpec> {
         None
     }
 }

@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::manifest::auth::Auth;
 use crate::manifest::bundle;
 use crate::manifest::resources::{Caching, Prompt, Resource, ResourceTemplate};
 use crate::manifest::server::{Audit, RateLimitStore, Server, Transport};
@@ -24,6 +25,9 @@ pub struct Manifest {
     /// The audit log: one JSON line per call, for every outcome.
     #[serde(default)]
     pub audit: Audit,
+    /// The OAuth 2.1 resource server in front of the HTTP transports (instead of
+    /// `[transport] auth_token_env`).
+    pub auth: Option<Auth>,
     /// Where rate-limit windows live: in this process, or in Redis shared by every replica.
     #[serde(default)]
     pub rate_limit_store: RateLimitStore,

@@ -5,9 +5,10 @@
 //! the JSON Schema still says `additionalProperties: false` for editors.
 //!
 //! One file per concern (this file only declares and re-exports): `document` (the whole
-//! manifest), `server` (the server-wide tables), `tools`, `upstreams` (the gateway's), [`bundle`] (the Harbor task),
+//! manifest), `server` (the server-wide tables), `auth` (the OAuth resource server), `tools`, `upstreams` (the gateway's), [`bundle`] (the Harbor task),
 //! `parse`, `unknown_keys` and `schema`.
 
+mod auth;
 pub mod bundle;
 mod document;
 mod parse;
@@ -23,6 +24,7 @@ pub use harness_contract::{
     UpstreamTransport,
 };
 
+pub use auth::{Auth, Introspection};
 pub use document::Manifest;
 pub use parse::Parsed;
 pub(crate) use parse::parse;

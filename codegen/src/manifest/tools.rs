@@ -131,6 +131,10 @@ pub struct Tool {
     /// writes it): the canonical JSON of its name, description, input and output schema and
     /// annotations.
     pub pin_sha256: Option<String>,
+    /// OAuth scopes a `tools/call` of this tool needs beyond `[auth] required_scopes`; a
+    /// token without one is answered 403 `insufficient_scope` naming it. Needs `[auth]`.
+    #[serde(default)]
+    pub scopes: Vec<String>,
 }
 
 /// MCP tool annotations.

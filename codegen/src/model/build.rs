@@ -7,6 +7,7 @@ use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorStore;
 use crate::manifest::{Guards, Manifest, RateLimitBackend};
 use crate::manifest_path::ManifestPath;
+use crate::model::auth::AuthModel;
 use crate::model::bundle::{self, BundleModel};
 use crate::model::catalog::{self, CatalogModel};
 use crate::model::guards::GuardPolicy;
@@ -27,6 +28,8 @@ pub struct Model {
     pub transport: TransportModel,
     /// `[audit]`.
     pub audit: AuditModel,
+    /// `[auth]`, when the manifest has one.
+    pub auth: Option<AuthModel>,
     /// `[rate_limit_store]`.
     pub rate_limit_store: RateLimitStoreModel,
     /// `[[tools]]` in manifest order, then the built-in tools when registered.
@@ -71,8 +74,9 @@ pub fn build(
     let errors = store.sink();
     let mut type_names = TypeNames::new(errors.child());
     let server = server(&manifest.server, &errors);
-    let transport = transport(&manifest.transport, &errors);
+    let transport = transport(&manifest.transport, manifest.auth.is_some(), &errors);
     let audit = audit(&manifest.audit, &errors);
+    let auth = crate::model::auth::auth(manifest, &errors);
     let rate_limit_store = rate_limit_store(&manifest.rate_limit_store, &errors);
     let store_backend = manifest.rate_limit_store.backend;
     let defaults_path = ManifestPath::root().key("defaults").key("guards");
@@ -122,6 +126,7 @@ pub fn build(
         server,
         transport,
         audit,
+        auth,
         rate_limit_store,
         tools,
         upstreams,

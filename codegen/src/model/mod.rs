@@ -3,7 +3,8 @@
 //! collected, not just the first. Emitters read only this model.
 //!
 //! One file per concern, data flowing one way (this file only declares and re-exports):
-//! [`server`] (`[server]`, `[transport]`, `[audit]`), `http_edge` (the limits of every HTTP
+//! [`server`] (`[server]`, `[transport]`, `[audit]`), [`auth`] (`[auth]` and the tools'
+//! scopes), `http_edge` (the limits of every HTTP
 //! connection), [`guards`], [`tools`] (tools and the built-ins), `arguments` (fields, enums,
 //! arrays, objects and defaults), `bounds` (the scalar types' constraints), [`types`] (what a
 //! validated argument is), [`value`] (defaults as JSON), [`upstreams`] (the gateway's),
@@ -11,6 +12,7 @@
 //! reports into an error sink (see `crate::error_sink`).
 
 mod arguments;
+pub mod auth;
 mod bounds;
 mod build;
 pub mod bundle;
@@ -29,6 +31,7 @@ pub mod upstreams;
 pub mod value;
 pub mod verifier;
 
+pub use auth::AuthModel;
 pub use build::{Model, build};
 pub use catalog::{
     CatalogModel, ContentModel, MessageModel, PromptModel, ResourceModel, TemplateModel,

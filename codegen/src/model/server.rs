@@ -115,8 +115,13 @@ pub(crate) fn server(server: &manifest::Server, errors: &ErrorSink<'_>) -> Serve
     }
 }
 
-/// Checks `[transport]`.
-pub(crate) fn transport(transport: &manifest::Transport, errors: &ErrorSink<'_>) -> TransportModel {
+/// Checks `[transport]`; `oauth` says whether the manifest has `[auth]` (which counts as auth
+/// for a public bind).
+pub(crate) fn transport(
+    transport: &manifest::Transport,
+    oauth: bool,
+    errors: &ErrorSink<'_>,
+) -> TransportModel {
     let path = ManifestPath::root().key("transport");
     if transport.bind.parse::<SocketAddr>().is_err() {
         errors.report(
@@ -147,7 +152,7 @@ pub(crate) fn transport(transport: &manifest::Transport, errors: &ErrorSink<'_>)
             .help("serve health on its own path, such as \"/health\""),
         );
     }
-    transport_security(transport, &path, errors);
+    transport_security(transport, oauth, &path, errors);
     crate::model::http_edge::check_limits(transport, errors);
     TransportModel {
         kind: transport.kind,
@@ -176,6 +181,7 @@ pub(crate) fn transport(transport: &manifest::Transport, errors: &ErrorSink<'_>)
 /// and limits that would refuse ordinary calls.
 fn transport_security(
     transport: &manifest::Transport,
+    oauth: bool,
     path: &ManifestPath,
     errors: &ErrorSink<'_>,
 ) {
@@ -193,11 +199,11 @@ fn transport_security(
         .bind
         .parse::<SocketAddr>()
         .is_ok_and(|bind| !bind.ip().is_loopback());
-    if public && transport.auth_token_env.is_none() && !transport.allow_public_bind {
+    if public && transport.auth_token_env.is_none() && !oauth && !transport.allow_public_bind {
         errors.report(
             Diagnostic::value(path.key("bind"), format!("{} is reachable from other hosts, without auth", transport.bind))
                 .label("not a loopback address")
-                .help("set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
+                .help("add an [auth] table (OAuth 2.1: issuer, audience), or set auth_token_env = \"MCP_TOKEN\" (the variable holding a bearer token), or allow_public_bind = true to accept the risk"),
         );
     }
     if let Some(variable) = &transport.auth_token_env

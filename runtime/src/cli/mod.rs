@@ -170,9 +170,12 @@ pub enum CliError {
     /// A rate limit kept in Redis has no usable Redis URL, or OTLP export cannot start.
     #[error(transparent)]
     Setup(#[from] crate::pipeline::SetupError),
+    /// `[auth]` cannot start (introspection's credentials are missing).
+    #[error(transparent)]
+    Auth(#[from] crate::auth::AuthSetupError),
     /// A non-loopback bind without auth that the manifest does not allow.
     #[error(
-        "refusing to serve {0} without auth: set [transport] auth_token_env, or allow_public_bind = true to accept the risk"
+        "refusing to serve {0} without auth: add an [auth] table (OAuth 2.1) or set [transport] auth_token_env, or allow_public_bind = true to accept the risk"
     )]
     PublicBind(SocketAddr),
 }
@@ -385,10 +388,16 @@ fn serve<S: GeneratedServer>(
         TransportKind::Stdio => None,
         TransportKind::StreamableHttp => Some(http_options(
             transport_spec,
+            server.auth(),
             HttpTransport::StreamableHttp,
             bind,
         )?),
-        TransportKind::Sse => Some(http_options(transport_spec, HttpTransport::Sse, bind)?),
+        TransportKind::Sse => Some(http_options(
+            transport_spec,
+            server.auth(),
+            HttpTransport::Sse,
+            bind,
+        )?),
     }
     .map(|mut options| {
         options.upstreams = server.upstreams();
@@ -488,15 +497,17 @@ fn print_line(text: &str) -> Result<(), CliError> {
     }
 }
 
-/// The HTTP options of the manifest, refusing a public bind without auth unless the
-/// manifest allows it.
+/// The HTTP options of the manifest, refusing a public bind without auth (a static token or
+/// `[auth]`) unless the manifest allows it.
 fn http_options(
     transport: crate::spec::TransportSpec,
+    auth: Option<&'static crate::spec::AuthSpec>,
     kind: HttpTransport,
     bind: SocketAddr,
 ) -> Result<HttpOptions, CliError> {
-    let options = HttpOptions::from_manifest(transport, kind)?;
-    if !bind.ip().is_loopback() && options.security.token.is_none() {
+    let options = HttpOptions::from_manifest(transport, kind)?.with_auth(auth)?;
+    let authenticated = options.security.token.is_some() || options.auth.is_some();
+    if !bind.ip().is_loopback() && !authenticated {
         if !transport.allow_public_bind {
             return Err(CliError::PublicBind(bind));
         }

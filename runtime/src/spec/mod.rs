@@ -2,11 +2,13 @@
 //! their guards. Generated code fills them in as `static`s; the pipeline and the transports
 //! read them.
 
+mod auth;
 pub mod catalog;
 mod guards;
 mod output;
 mod upstream;
 
+pub use self::auth::{AuthSpec, IntrospectionSpec};
 pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
 pub use self::output::{OutputSpec, OutputValidator, validate_output};
 pub use self::upstream::{EndpointSpec, OnDrift, PinSpec, UpstreamSpec};

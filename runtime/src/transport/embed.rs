@@ -37,6 +37,9 @@ pub enum EmbedError {
     /// The manifest turns auth on but the token's variable is unset or empty.
     #[error(transparent)]
     MissingToken(#[from] MissingToken),
+    /// `[auth]` cannot start (introspection's credentials are missing).
+    #[error(transparent)]
+    Auth(#[from] crate::auth::AuthSetupError),
     /// The audit log cannot be opened: a server that cannot audit must not serve.
     #[error(transparent)]
     Audit(#[from] AuditError),
@@ -66,7 +69,7 @@ pub fn router<S: GeneratedServer>(
         TransportKind::Sse => HttpTransport::Sse,
         TransportKind::StreamableHttp | TransportKind::Stdio => HttpTransport::StreamableHttp,
     };
-    let mut options = HttpOptions::from_manifest(spec.transport, kind)?;
+    let mut options = HttpOptions::from_manifest(spec.transport, kind)?.with_auth(server.auth())?;
     // Upstreams connect on their first call here (the router is built outside the runtime).
     options.upstreams = server.upstreams();
     server.pipeline().check_setup()?;

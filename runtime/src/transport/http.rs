@@ -14,6 +14,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{AuthSetupError, Authenticator};
+use crate::spec::AuthSpec;
 use crate::transport::edge::HttpLimits;
 use crate::transport::error::ServeError;
 use crate::transport::fast_path::StatelessAnswer;
@@ -58,6 +60,8 @@ pub struct HttpOptions {
     pub upstreams: Option<Arc<Upstreams>>,
     /// The limits every connection and request is held to.
     pub limits: HttpLimits,
+    /// The OAuth 2.1 resource server in front of the MCP endpoints (`[auth]`).
+    pub auth: Option<Arc<Authenticator>>,
 }
 
 /// The manifest turns auth on but the token's variable is unset or empty.
@@ -97,7 +101,18 @@ impl HttpOptions {
             shutdown_grace: Duration::from_secs(transport.shutdown_grace_seconds),
             upstreams: None,
             limits: HttpLimits::from_spec(&transport),
+            auth: None,
         })
+    }
+
+    /// The same options behind the manifest's `[auth]` (when it has one), with introspection's
+    /// credentials read from the environment now.
+    pub fn with_auth(mut self, auth: Option<&'static AuthSpec>) -> Result<Self, AuthSetupError> {
+        self.auth = auth
+            .map(Authenticator::from_spec)
+            .transpose()?
+            .map(Arc::new);
+        Ok(self)
     }
 }
 
@@ -161,6 +176,20 @@ fn http_router_counted<H: ServerHandler + Clone>(
             shutdown,
         ),
     };
+    let mut mcp = mcp;
+    let mut metadata = Router::new();
+    if let Some(auth) = options.auth.clone() {
+        let document = crate::auth::resource_metadata::document(auth.spec());
+        for path in crate::auth::resource_metadata::paths(auth.spec()) {
+            let document = document.clone();
+            metadata = metadata.route(&path, get(move || async move { axum::Json(document) }));
+        }
+        let limit = options.max_request_body_bytes;
+        mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {
+            crate::auth::layer::authorize(Arc::clone(&auth), limit, request, next)
+        }));
+    }
+    // Host and Origin first: a rebinding page gets 403 before any token is looked at.
     let security = Arc::new(options.security.clone());
     let mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {
         enforce(Arc::clone(&security), request, next)
@@ -168,6 +197,7 @@ fn http_router_counted<H: ServerHandler + Clone>(
     let upstreams = options.upstreams.clone();
     Router::new()
         .route(&options.health_path, get(move || health(upstreams.clone())))
+        .merge(metadata)
         .merge(mcp)
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,

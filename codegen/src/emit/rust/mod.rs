@@ -1,8 +1,9 @@
 //! The generated Rust module, one file per part: [`specs`] (the spec constants), [`types`]
-//! (argument types and validators), [`server`] (body traits and the rmcp handler), `upstreams` (the gateway's specs and bodies), and
+//! (argument types and validators), [`server`] (body traits and the rmcp handler), `upstreams` (the gateway's specs and bodies), `auth` (the `[auth]` spec), and
 //! [`format`] (prettyplease, the `@generated` header, blank lines between items);
 //! `server_module` puts them in order and `tokens` holds the token builders they share.
 
+mod auth;
 mod catalog;
 pub mod format;
 mod guards;

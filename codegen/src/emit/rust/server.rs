@@ -144,6 +144,7 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
     };
     let catalog_methods = crate::emit::rust::catalog::handler_methods(model);
     let gateway = Gateway::of(model);
+    let auth_accessor = crate::emit::rust::auth::auth_accessor(model);
     let Gateway {
         field,
         clone,
@@ -218,6 +219,8 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
             }
 
             #accessor
+
+            #auth_accessor
 
             async fn dispatch(
                 &self,

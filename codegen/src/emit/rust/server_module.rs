@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::emit::options::EmitOptions;
-use crate::emit::rust::{catalog, server, specs, types, upstreams};
+use crate::emit::rust::{auth, catalog, server, specs, types, upstreams};
 use crate::model::Model;
 
 /// The whole generated module (not yet formatted).
@@ -16,6 +16,7 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
     let verifier = specs::verifier_spec(model);
     let server_spec = specs::server_spec(model);
     let upstream_specs = upstreams::upstream_specs(model);
+    let auth_spec = auth::auth_spec(model);
     // Upstream tools have argument types (validated before the upstream sees them) but no
     // body trait.
     let types = model
@@ -39,6 +40,7 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
 
         #server_spec
         #upstream_specs
+        #auth_spec
         #bundle
         #verifier
         #(#types)*
