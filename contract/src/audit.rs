@@ -47,6 +47,9 @@ pub enum HarnessOutcome {
     /// The call ended asking the client for input (2026-07-28 input-required result); the
     /// client calls again with the answers.
     InputRequired,
+    /// A `confirm = true` tool's confirmation was declined, cancelled, or could not be asked
+    /// (the client has no elicitation); the body never ran.
+    NotConfirmed,
 }
 
 contract_enum!(HarnessOutcome {
@@ -62,6 +65,7 @@ contract_enum!(HarnessOutcome {
     Blocked => "blocked",
     UnknownTool => "unknown_tool",
     InputRequired => "input_required",
+    NotConfirmed => "not_confirmed",
 });
 
 /// When audit records reach the disk.

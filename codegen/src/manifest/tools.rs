@@ -110,6 +110,11 @@ pub struct Tool {
     /// Guard policies of this tool, overriding `[defaults.guards]` key by key.
     #[serde(default)]
     pub guards: Guards,
+    /// Ask the user through elicitation before every call's body runs: the tool's name and
+    /// its arguments, yes or no (default false). Declined, cancelled, or a client that cannot
+    /// be asked refuses the call with `NotConfirmed`; the body never runs. Needs `[server]
+    /// request_state_key_env`, which carries the question across a 2026-07-28 call's rounds.
+    pub confirm: Option<bool>,
     /// The tool's arguments, in order.
     #[serde(default)]
     pub arguments: Vec<Argument>,

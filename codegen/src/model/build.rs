@@ -114,6 +114,7 @@ pub fn build(
                 .map(|builtin| builtin_tool(builtin, &guards)),
         );
     }
+    crate::model::write::check_confirm_key(manifest, &errors);
     check_bundle(manifest, &errors);
     let bundle = bundle::build(manifest, base_dir, &mut inputs, &errors);
     let verifier = verifier::build(manifest, &tools, &errors);

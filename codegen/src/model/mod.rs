@@ -30,6 +30,7 @@ pub mod types;
 pub mod upstreams;
 pub mod value;
 pub mod verifier;
+pub mod write;
 
 pub use auth::AuthModel;
 pub use build::{Model, build};
@@ -46,3 +47,4 @@ pub use tools::{Annotations, Builtin, ToolModel};
 pub use types::{FieldModel, IntRepr, Presence, TypeModel};
 pub use upstreams::{EndpointModel, UpstreamBinding, UpstreamModel};
 pub use value::check_value;
+pub use write::WritePolicy;

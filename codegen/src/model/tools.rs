@@ -15,6 +15,7 @@ use crate::model::names::{TypeNames, rust_names};
 use crate::model::results::{ResultModel, results};
 use crate::model::types::FieldModel;
 use crate::model::upstreams::{UpstreamBinding, binding};
+use crate::model::write::{self, WritePolicy};
 
 /// The built-in tools `register_builtins` adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +81,8 @@ pub struct ToolModel {
     pub upstream: Option<UpstreamBinding>,
     /// The pinned JSON Schema (made strict) that validates its arguments instead of `args`.
     pub pinned_schema: Option<serde_json::Value>,
+    /// Confirmation before the body runs.
+    pub write: WritePolicy,
 }
 
 impl ToolModel {
@@ -234,6 +237,7 @@ fn tool_model(
         builtin: None,
         upstream: None,
         pinned_schema: None,
+        write: write::policy(tool),
     })
 }
 
@@ -292,5 +296,6 @@ pub(crate) fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel 
         builtin: Some(builtin),
         upstream: None,
         pinned_schema: None,
+        write: WritePolicy::default(),
     }
 }

@@ -50,6 +50,9 @@ pub mod codes {
     pub const CLIENT_REQUEST_FAILED: &str = "ClientRequestFailed";
     /// The request state is altered, expired, or sealed for another call.
     pub const INVALID_REQUEST_STATE: &str = "InvalidRequestState";
+    /// A `confirm = true` tool was not confirmed by the user (declined, cancelled, or the
+    /// client cannot be asked); the body never ran.
+    pub const NOT_CONFIRMED: &str = "NotConfirmed";
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";

@@ -14,6 +14,7 @@ use crate::error::ToolError;
 use crate::input::session::{Channel, InputSession};
 use crate::pipeline::Pipeline;
 use crate::pipeline::call::Call;
+use crate::pipeline::confirm::{CONFIRM_ASKED, CONFIRM_KEY};
 use crate::pipeline::envelope::codes;
 use crate::pipeline::outcome::Outcome;
 use crate::pipeline::refusal::Refusal;
@@ -44,7 +45,16 @@ impl Pipeline {
                     .open(tool.name, &digest, state)
                     .map_err(|error| Refusal::InvalidRequestState(error.to_string()))?;
             }
-            answers.extend(input.responses.clone().unwrap_or_default());
+            let mut responses = input.responses.clone().unwrap_or_default();
+            if tool.write.confirm {
+                // A confirmation counts only beside the state that asked it (confirm.rs).
+                let asked = answers.remove(CONFIRM_ASKED).is_some();
+                responses.remove(CONFIRM_ASKED);
+                if !asked {
+                    responses.remove(CONFIRM_KEY);
+                }
+            }
+            answers.extend(responses);
             Channel::Stateless {
                 answers,
                 pending: Mutex::default(),
@@ -92,6 +102,11 @@ impl Pipeline {
             return None;
         }
         let state = match (&self.state_key, input.answers()) {
+            (Some(Ok(key)), Some(answers)) if pending.contains_key(CONFIRM_KEY) => {
+                let mut answers = answers.clone();
+                answers.insert(CONFIRM_ASKED.to_owned(), Value::Bool(true));
+                Some(key.seal(tool.name, input.args_digest(), &answers))
+            }
             (Some(Ok(key)), Some(answers)) => {
                 Some(key.seal(tool.name, input.args_digest(), answers))
             }

@@ -1,10 +1,12 @@
 //! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
-//! execute (timeout, panics caught, cancellation honoured) -> tabular blockade -> line cap ->
-//! tag strip -> secret redaction -> char cap -> envelope -> audit (and OTLP export, with the `otel` feature).
+//! confirm (`confirm = true` tools) -> execute (timeout, panics caught, cancellation honoured)
+//! -> tabular blockade -> line cap -> tag strip -> secret redaction -> char cap -> envelope ->
+//! audit (and OTLP export, with the `otel` feature).
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
 //! the tool body never saw.
 
 pub(crate) mod call;
+mod confirm;
 mod declared;
 pub(crate) mod envelope;
 mod input;
@@ -351,6 +353,16 @@ impl Pipeline {
             Ok(input) => input,
             Err(refusal) => return refused(refusal, args_json),
         };
+        if tool.spec.write.confirm {
+            let confirmation = self.unconfirmed(tool.spec, &input, &args_json, trace_id);
+            let unconfirmed = tokio::select! {
+                unconfirmed = confirmation => unconfirmed,
+                () = call.cancellation.cancelled() => return refused(Refusal::Cancelled, args_json),
+            };
+            if let Some(outcome) = unconfirmed {
+                return outcome;
+            }
+        }
         let cancellation = call.cancellation.clone();
         let notifier = call.peer.clone().and_then(|peer| {
             Notifier::for_call(peer, call.requested.clone(), cancellation.clone(), guards)

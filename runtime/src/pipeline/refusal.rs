@@ -49,6 +49,22 @@ pub(crate) enum Refusal {
     /// `prompts/get` or `completion/complete` of a prompt (or template) the server does not
     /// have.
     UnknownPrompt(String),
+    /// A `confirm = true` tool whose confirmation did not say yes; the body never ran.
+    NotConfirmed(NotConfirmed),
+}
+
+/// Why a confirmation did not let the body run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotConfirmed {
+    /// The user declined (or answered no).
+    Declined,
+    /// The user dismissed the question.
+    Cancelled,
+    /// The client cannot be asked: no elicitation capability, or a transport without a way
+    /// to ask.
+    Unavailable,
+    /// The client did not answer, or answered something that is not the form.
+    NoAnswer,
 }
 
 /// How a refusal reaches the client.
@@ -197,6 +213,18 @@ impl Refusal {
                 InvalidParams,
                 format!("unknown prompt: {}", quote_client_text(&name)).into(),
             ),
+            Self::NotConfirmed(why) => (
+                codes::NOT_CONFIRMED,
+                Audit::NotConfirmed,
+                Envelope,
+                match why {
+                    NotConfirmed::Declined => "The user declined to run this tool; it did not run.",
+                    NotConfirmed::Cancelled => "The user dismissed the confirmation; the tool did not run.",
+                    NotConfirmed::Unavailable => "This tool runs only once the user confirms, and this client cannot be asked (it declares no elicitation); it did not run.",
+                    NotConfirmed::NoAnswer => "The client did not answer the confirmation; the tool did not run.",
+                }
+                .into(),
+            ),
         };
         Row {
             code,
@@ -250,6 +278,7 @@ mod tests {
             Refusal::InvalidRequestState("expired".into()),
             Refusal::UnknownResource("test://x".into()),
             Refusal::UnknownPrompt("x".into()),
+            Refusal::NotConfirmed(NotConfirmed::Declined),
         ]
         .map(|refusal| {
             let row = refusal.row();
@@ -284,6 +313,7 @@ mod tests {
                 ),
                 ("ResourceNotFound", "not_found", Reply::ResourceNotFound),
                 ("UnknownPrompt", "not_found", Reply::InvalidParams),
+                ("NotConfirmed", "not_confirmed", Reply::Envelope),
             ]
         );
     }

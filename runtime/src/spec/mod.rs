@@ -7,6 +7,7 @@ pub mod catalog;
 mod guards;
 mod output;
 mod upstream;
+mod write;
 
 pub use self::auth::{AuthSpec, IntrospectionSpec};
 pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
@@ -26,6 +27,8 @@ use crate::spec::catalog::CatalogSpec;
 use crate::validate::JsonObject;
 
 pub use harness_contract::{RateLimitBackend, StoreUnreachable, TabularAction, TransportKind};
+
+pub use self::write::WriteSpec;
 
 /// The `[transport]` table of the manifest.
 #[derive(Debug, Clone, Copy)]
@@ -195,6 +198,8 @@ pub struct ToolSpec {
     pub annotations: AnnotationSpec,
     /// The guard policy (the manifest's defaults with the tool's overrides applied).
     pub guards: GuardSpec,
+    /// Confirmation before the body runs.
+    pub write: WriteSpec,
 }
 
 /// The `[rate_limit_store]` table of the manifest.

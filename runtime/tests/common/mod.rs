@@ -5,6 +5,8 @@
 use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 use harness_runtime::spec::*;
 
+pub(crate) mod clients;
+
 /// The audit format: the seven record fields plus trace_id and error_code.
 pub(crate) const AUDIT: Audit = Audit {
     path: "",
@@ -59,5 +61,6 @@ pub(crate) const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
             open_world: None,
         },
         guards,
+        write: WriteSpec::NONE,
     }
 }

@@ -115,6 +115,7 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
         opt(hints.open_world),
     );
     let guards = guard_spec(&tool.guards);
+    let confirm = tool.write.confirm;
     let output = match (output_schema(tool), &tool.results) {
         (Some(schema), Some(results)) => {
             let schema = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -143,6 +144,9 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
                 open_world: #open_world,
             },
             guards: #guards,
+            write: #rt::WriteSpec {
+                confirm: #confirm,
+            },
         }
     }
 }

@@ -1,0 +1,112 @@
+//! Calls as a transport hands them to the pipeline, from a client that answers elicitation:
+//! in a 2025-11-25 session (a real rmcp client over an in-memory pipe, answering every form
+//! the same way) or as 2026-07-28 requests (answers and sealed state in the request).
+
+use std::sync::{Arc, Mutex};
+
+use harness_runtime::Call;
+use rmcp::model::{
+    CallToolRequestParams, ElicitRequestParams, ElicitResult, ErrorData, InitializeRequestParams,
+    NumberOrString, RequestMetaObject,
+};
+use rmcp::service::{Peer, RequestContext, RoleClient, RoleServer, RunningService};
+use serde_json::{Value, json};
+
+/// A server that answers nothing: it only lends calls a peer.
+pub(crate) struct Idle;
+
+impl rmcp::ServerHandler for Idle {}
+
+/// A client that answers every form with `answer` and keeps the messages it was asked.
+pub(crate) struct Answering {
+    pub(crate) answer: Value,
+    pub(crate) asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for Answering {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let request = serde_json::to_value(request).unwrap();
+        self.asked
+            .lock()
+            .unwrap()
+            .push(request["message"].as_str().unwrap_or_default().to_owned());
+        Ok(serde_json::from_value(self.answer.clone()).unwrap())
+    }
+}
+
+/// One 2025-11-25 session: the server's peer, with the client at the other end.
+pub(crate) struct Session {
+    server: RunningService<RoleServer, Idle>,
+    _client: RunningService<RoleClient, Answering>,
+    /// The messages of the forms the client was asked.
+    pub(crate) asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl Session {
+    /// A session whose client declares `capabilities` and answers every form with `answer`.
+    pub(crate) fn new(capabilities: Value, answer: Value) -> Self {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        let info: InitializeRequestParams = serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": {"name": "test", "version": "0"},
+        }))
+        .unwrap();
+        let server = rmcp::service::serve_directly(Idle, server_io, Some(info));
+        let asked = Arc::default();
+        let handler = Answering {
+            answer,
+            asked: Arc::clone(&asked),
+        };
+        let client = rmcp::service::serve_directly(handler, client_io, None);
+        Self {
+            server,
+            _client: client,
+            asked,
+        }
+    }
+
+    fn peer(&self) -> Peer<RoleServer> {
+        self.server.peer().clone()
+    }
+
+    /// A `tools/call` of `tool` in this session.
+    pub(crate) fn call(&self, tool: &str, arguments: Value) -> Call {
+        let request: CallToolRequestParams =
+            serde_json::from_value(json!({"name": tool, "arguments": arguments})).unwrap();
+        let context = RequestContext::new(NumberOrString::Number(1), self.peer());
+        Call::split(request, context, None).1
+    }
+
+    /// A 2026-07-28 `tools/call` of `tool` from a client declaring `capabilities`, with these
+    /// answers and this sealed state (the peer is never used on that revision).
+    pub(crate) fn stateless(
+        &self,
+        tool: &str,
+        arguments: Value,
+        capabilities: Value,
+        responses: Option<Value>,
+        state: Option<&str>,
+    ) -> Call {
+        let mut params = json!({"name": tool, "arguments": arguments});
+        if let Some(responses) = responses {
+            params["inputResponses"] = responses;
+        }
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+        }
+        let request: CallToolRequestParams = serde_json::from_value(params).unwrap();
+        let mut context = RequestContext::new(NumberOrString::Number(1), self.peer());
+        context.meta = serde_json::from_value::<RequestMetaObject>(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+        }))
+        .unwrap();
+        Call::split(request, context, None).1
+    }
+}
