@@ -50,6 +50,12 @@ pub enum HarnessOutcome {
     /// A `confirm = true` tool's confirmation was declined, cancelled, or could not be asked
     /// (the client has no elicitation); the body never ran.
     NotConfirmed,
+    /// A repeated idempotency key within its window: the first call's reply was sent again
+    /// and the body did not run.
+    Replayed,
+    /// An idempotency key used again with other arguments, or while its first call still
+    /// runs; the body never ran.
+    IdempotencyConflict,
 }
 
 contract_enum!(HarnessOutcome {
@@ -66,6 +72,8 @@ contract_enum!(HarnessOutcome {
     UnknownTool => "unknown_tool",
     InputRequired => "input_required",
     NotConfirmed => "not_confirmed",
+    Replayed => "replayed",
+    IdempotencyConflict => "idempotency_conflict",
 });
 
 /// When audit records reach the disk.

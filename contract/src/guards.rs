@@ -48,6 +48,13 @@ pub const DEFAULT_MIME_TYPES: &[&str] = &[
 /// (`redact_secrets`): on, so a credential a body lets slip never reaches the model.
 pub const DEFAULT_REDACT_SECRETS: bool = true;
 
+/// How long an idempotency key is remembered unless the manifest says otherwise
+/// (`idempotency_window_seconds`): a day, as Stripe keeps its keys.
+pub const DEFAULT_IDEMPOTENCY_WINDOW_SECONDS: u64 = 24 * 60 * 60;
+
+/// The longest idempotency window the manifest may ask for: 30 days.
+pub const MAX_IDEMPOTENCY_WINDOW_SECONDS: u64 = 30 * 24 * 60 * 60;
+
 /// Smallest `max_chars` that leaves room for the truncation marker.
 pub const MIN_MAX_CHARS: u64 = 64;
 

@@ -115,7 +115,7 @@ pub mod __private {
     pub use crate::notify::SessionLogLevel;
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
-    pub use crate::spec::WriteSpec;
+    pub use crate::spec::{IdempotencySpec, WriteSpec};
     pub use crate::spec::{
         AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, OutputSpec,
         PinSpec, RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,

@@ -25,7 +25,10 @@ static SEALING: ServerSpec = ServerSpec {
 };
 
 static TOOLS: [ToolSpec; 1] = [ToolSpec {
-    write: WriteSpec { confirm: true },
+    write: WriteSpec {
+        confirm: true,
+        idempotency: None,
+    },
     ..tool("refund", GUARDS)
 }];
 

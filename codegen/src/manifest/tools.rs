@@ -115,6 +115,15 @@ pub struct Tool {
     /// be asked refuses the call with `NotConfirmed`; the body never runs. Needs `[server]
     /// request_state_key_env`, which carries the question across a 2026-07-28 call's rounds.
     pub confirm: Option<bool>,
+    /// The required string argument holding an idempotency key: a repeated key within the
+    /// window gets the first call's reply again without the body running; the same key with
+    /// other arguments is refused (`IdempotencyKeyReused`), as is one whose first call still
+    /// runs (`IdempotencyKeyInFlight`). Kept in memory, or in Redis with `[rate_limit_store]
+    /// backend = "redis"`, so replicas agree.
+    pub idempotency_key: Option<String>,
+    /// How long an idempotency key is remembered, in seconds (default 86400, a day; at most
+    /// 30 days).
+    pub idempotency_window_seconds: Option<u64>,
     /// The tool's arguments, in order.
     #[serde(default)]
     pub arguments: Vec<Argument>,

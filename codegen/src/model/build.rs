@@ -52,13 +52,13 @@ pub struct Model {
 }
 
 impl Model {
-    /// Whether any tool keeps its rate limit in Redis (the runtime then needs its `redis`
-    /// feature).
+    /// Whether any tool keeps its rate limit or its idempotency keys in Redis (the runtime
+    /// then needs its `redis` feature).
     pub fn uses_redis_rate_limits(&self) -> bool {
         self.tools.iter().any(|tool| {
-            tool.guards
-                .rate_limit
-                .is_some_and(|limit| limit.backend == RateLimitBackend::Redis)
+            let limit = tool.guards.rate_limit.map(|limit| limit.backend);
+            let keys = tool.write.idempotency.as_ref().map(|keys| keys.backend);
+            [limit, keys].contains(&Some(RateLimitBackend::Redis))
         })
     }
 }

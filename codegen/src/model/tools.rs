@@ -192,6 +192,7 @@ fn tool_model(
         errors,
     );
     let guards = defaults.resolve(&tool.guards);
+    let write = write::policy(tool, path, args.as_deref(), defaults.store_backend, errors);
     let camel_name = names.as_ref().map(|(_, camel)| camel.as_str());
     let declared = results(tool, path, camel_name, Some(&guards), type_names, errors);
     if !tool.results.is_empty() && declared.is_none() {
@@ -237,7 +238,7 @@ fn tool_model(
         builtin: None,
         upstream: None,
         pinned_schema: None,
-        write: write::policy(tool),
+        write,
     })
 }
 

@@ -144,6 +144,36 @@ pub(crate) struct SharedStore {
     >,
 }
 
+impl SharedStore {
+    /// The server's Redis (opened on the first tool that needs it), or why there is none; a
+    /// tool's rate-limit window and its idempotency keys share it.
+    #[cfg(feature = "redis")]
+    pub(crate) fn redis(
+        &self,
+        store: &RateLimitStoreSpec,
+        tool: &str,
+    ) -> Result<std::sync::Arc<super::redis_window::RedisConnection>, StoreError> {
+        use super::redis_window::RedisConnection;
+        self.redis
+            .get_or_init(|| {
+                let url = std::env::var(store.url_env)
+                    .ok()
+                    .filter(|url| !url.is_empty())
+                    .ok_or_else(|| StoreError::MissingUrl {
+                        tool: tool.to_owned(),
+                        variable: store.url_env.to_owned(),
+                    })?;
+                RedisConnection::open(&url, Duration::from_millis(store.timeout_ms))
+                    .map(std::sync::Arc::new)
+                    .map_err(|error| StoreError::BadUrl {
+                        variable: store.url_env.to_owned(),
+                        reason: error.to_string(),
+                    })
+            })
+            .clone()
+    }
+}
+
 impl RateLimiter {
     /// The limiter of tool `tool` of server `server`, with its window where `spec` says.
     pub(crate) fn new(
@@ -173,32 +203,17 @@ impl RateLimiter {
         server: &str,
         tool: &str,
     ) -> Window {
-        use super::redis_window::{RedisConnection, RedisWindow};
-        let connection = shared.redis.get_or_init(|| {
-            let url = std::env::var(store.url_env)
-                .ok()
-                .filter(|url| !url.is_empty())
-                .ok_or_else(|| StoreError::MissingUrl {
-                    tool: tool.to_owned(),
-                    variable: store.url_env.to_owned(),
-                })?;
-            RedisConnection::open(&url, Duration::from_millis(store.timeout_ms))
-                .map(std::sync::Arc::new)
-                .map_err(|error| StoreError::BadUrl {
-                    variable: store.url_env.to_owned(),
-                    reason: error.to_string(),
-                })
-        });
-        match connection {
+        use super::redis_window::RedisWindow;
+        match shared.redis(store, tool) {
             Ok(connection) => Window::Redis(RedisWindow::new(
-                std::sync::Arc::clone(connection),
+                connection,
                 store.key_prefix,
                 server,
                 tool,
                 spec.calls,
                 Duration::from_secs_f64(spec.period_seconds),
             )),
-            Err(error) => Window::Broken(error.clone()),
+            Err(error) => Window::Broken(error),
         }
     }
 

@@ -60,8 +60,13 @@ impl RedisConnection {
         })
     }
 
+    /// Longest wait for one round trip.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// The connection manager, created on first use (it needs the Tokio runtime).
-    fn manager(&self) -> Result<ConnectionManager, redis::RedisError> {
+    pub(crate) fn manager(&self) -> Result<ConnectionManager, redis::RedisError> {
         if let Some(manager) = self.manager.get() {
             return Ok(manager.clone());
         }

@@ -53,6 +53,14 @@ pub mod codes {
     /// A `confirm = true` tool was not confirmed by the user (declined, cancelled, or the
     /// client cannot be asked); the body never ran.
     pub const NOT_CONFIRMED: &str = "NotConfirmed";
+    /// An idempotency key already used with other arguments (HTTP APIs answer 422); the body
+    /// never ran.
+    pub const IDEMPOTENCY_KEY_REUSED: &str = "IdempotencyKeyReused";
+    /// An idempotency key whose first call is still running (HTTP APIs answer 409); the body
+    /// never ran.
+    pub const IDEMPOTENCY_KEY_IN_FLIGHT: &str = "IdempotencyKeyInFlight";
+    /// The idempotency store (Redis) did not answer; the body never ran.
+    pub const IDEMPOTENCY_STORE_UNAVAILABLE: &str = "IdempotencyStoreUnavailable";
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";

@@ -1,5 +1,5 @@
 //! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
-//! confirm (`confirm = true` tools) -> execute (timeout, panics caught, cancellation honoured)
+//! idempotency key -> confirm (`confirm = true` tools) -> execute (timeout, panics caught, cancellation honoured)
 //! -> tabular blockade -> line cap -> tag strip -> secret redaction -> char cap -> envelope ->
 //! audit (and OTLP export, with the `otel` feature).
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
@@ -9,17 +9,18 @@ pub(crate) mod call;
 mod confirm;
 mod declared;
 pub(crate) mod envelope;
+mod execute;
+mod idempotent;
 mod input;
 pub(crate) mod outcome;
 pub(crate) mod panic_capture;
 pub(crate) mod refusal;
 pub(crate) mod result;
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
@@ -28,16 +29,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::audit::{AuditLog, AuditRecord, args_sha256};
-use crate::content::Block;
-use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::context::CallContext;
 use crate::error::ToolError;
+use crate::guards::idempotency::IdempotencyStore;
 use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
-use crate::guards::redact::{self, Redactions};
-use crate::guards::tabular::{self, TabularAction};
-use crate::guards::{lines, rewrite_strings, strip};
-use crate::notify::Notifier;
-use crate::spec::{GuardSpec, ServerSpec, StoreUnreachable, ToolSpec};
+use crate::spec::{ServerSpec, StoreUnreachable, ToolSpec};
 use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
 use harness_contract::HarnessOutcome;
@@ -48,7 +44,6 @@ use self::declared::Declared;
 pub use self::envelope::codes;
 use self::outcome::Outcome;
 use self::refusal::Refusal;
-use self::result::{Output, with_meta};
 
 /// Calls, errors and rate-limited calls of one tool since start.
 #[derive(Debug, Default)]
@@ -76,6 +71,7 @@ struct ToolState {
     limiter: Option<RateLimiter>,
     counters: Counters,
     declared: Option<Declared>,
+    idempotency: Option<IdempotencyStore>,
 }
 
 /// The shared state of every call: per-tool guards and counters, and the audit log.
@@ -130,6 +126,15 @@ impl Pipeline {
                 }),
                 counters: Counters::default(),
                 declared: spec.output.as_ref().map(Declared::of),
+                idempotency: spec.write.idempotency.map(|idempotency| {
+                    IdempotencyStore::new(
+                        &idempotency,
+                        spec.guards.timeout_ms,
+                        &server.rate_limit_store,
+                        &store,
+                        (server.name, spec.name),
+                    )
+                }),
             })
             .collect();
         Self {
@@ -151,11 +156,10 @@ impl Pipeline {
     /// cannot start. Redis being down is not such an error: the manifest's
     /// `when_unreachable` answers each call then.
     pub fn check_setup(&self) -> Result<(), SetupError> {
-        if let Some(error) = self
-            .tools
-            .iter()
-            .find_map(|tool| tool.limiter.as_ref()?.setup_error())
-        {
+        if let Some(error) = self.tools.iter().find_map(|tool| {
+            let limiter = tool.limiter.as_ref().and_then(RateLimiter::setup_error);
+            limiter.or_else(|| tool.idempotency.as_ref()?.setup_error())
+        }) {
             return Err(error.clone().into());
         }
         #[cfg(feature = "otel")]
@@ -349,89 +353,21 @@ impl Pipeline {
         };
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
-        let input = match self.input_session(tool.spec, call, guards) {
-            Ok(input) => input,
-            Err(refusal) => return refused(refusal, args_json),
-        };
-        if tool.spec.write.confirm {
-            let confirmation = self.unconfirmed(tool.spec, &input, &args_json, trace_id);
-            let unconfirmed = tokio::select! {
-                unconfirmed = confirmation => unconfirmed,
-                () = call.cancellation.cancelled() => return refused(Refusal::Cancelled, args_json),
-            };
-            if let Some(outcome) = unconfirmed {
-                return outcome;
-            }
-        }
-        let cancellation = call.cancellation.clone();
-        let notifier = call.peer.clone().and_then(|peer| {
-            Notifier::for_call(peer, call.requested.clone(), cancellation.clone(), guards)
-        });
-        let context = CallContext::new(tool.spec.name, trace_id.to_owned(), cancellation.clone())
-            .with_notifier(notifier)
-            .with_input(Some(Arc::clone(&input)));
-        // The body is built inside the guarded future so a panic while constructing it is
-        // caught too.
-        let guarded = AssertUnwindSafe(panic_capture::in_body(
-            async move { body(args, context).await },
-        ))
-        .catch_unwind();
-        let timed = async {
-            match guards.timeout_ms {
-                Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
-                    .await
-                    .ok(),
-                None => Some(guarded.await),
-            }
-        };
-        let finished = tokio::select! {
-            finished = timed => finished,
-            () = cancellation.cancelled() => return refused(Refusal::Cancelled, args_json),
-        };
-        let name = tool.spec.name;
-        match finished {
-            None => refused(
-                Refusal::Timeout(guards.timeout_ms.unwrap_or_default()),
-                args_json,
-            ),
-            Some(Err(panic)) => {
-                tracing::error!(
-                    trace_id,
-                    tool = name,
-                    panic = panic_capture::panic_message(&panic),
-                    at = panic_capture::take_location().as_deref(),
-                    "tool body panicked"
-                );
-                let caught = guards.catch_unhandled;
-                refused(Refusal::Panic { caught }, args_json)
-            }
-            Some(Ok(Err(error))) => {
-                if let Some(outcome) = self.input_outcome(tool.spec, &input, &error, &args_json) {
-                    return outcome;
-                }
-                if let Some(detail) = error.internal_detail() {
-                    tracing::warn!(
-                        trace_id,
-                        tool = name,
-                        code = error.code(),
-                        detail,
-                        "tool error"
-                    );
-                }
-                Outcome::tool_error(&error, guards, trace_id, args_json)
-            }
-            Some(Ok(Ok(output))) => match result::output_of(output) {
-                Ok(Output::Json(value)) => {
-                    let declared = tool.declared.as_ref().map(|declared| (declared, name));
-                    guard_output(guards, value, declared, trace_id, args_json)
-                }
-                Ok(Output::Blocks(blocks)) => guard_content(guards, blocks, trace_id, args_json),
-                Err(error) => {
-                    tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
-                    refused(Refusal::OutputNotJson, args_json)
-                }
+        let reservation = match &tool.idempotency {
+            Some(store) => match idempotent::claim(store, tool.spec, &args_json, trace_id).await {
+                Ok(reservation) => reservation,
+                Err(answered) => return *answered,
             },
+            None => None,
+        };
+        let declared = tool.declared.as_ref();
+        let (outcome, ran) = self
+            .execute(tool.spec, declared, call, trace_id, (args, args_json), body)
+            .await;
+        if let Some(reservation) = reservation {
+            idempotent::finish(reservation, &outcome, ran, trace_id).await;
         }
+        outcome
     }
 
     /// Logs, audits and exports one call's outcome.
@@ -518,68 +454,5 @@ impl Pipeline {
         outcome
             .result
             .expect_err("an unknown tool is answered with a JSON-RPC error")
-    }
-}
-
-/// Tabular blockade, line cap, tag strip, secret redaction and char cap, in that order; a
-/// declared result (with its tool's name) is capped within its schema and checked against it.
-fn guard_output(
-    guards: &GuardSpec,
-    mut value: Value,
-    declared: Option<(&Declared, &str)>,
-    trace_id: &str,
-    args: Value,
-) -> Outcome {
-    if let Some(tabular) = guards.tabular
-        && tabular::contains_table(&value, tabular.max_rows)
-    {
-        match tabular.action {
-            TabularAction::Block => {
-                return Outcome::refused(Refusal::TableBlocked, Some(guards), trace_id, args);
-            }
-            TabularAction::Summarize => {
-                tabular::summarize_tables(&mut value, tabular.max_rows);
-            }
-        }
-    }
-    if let Some(max_lines) = guards.max_lines {
-        rewrite_strings(&mut value, &|text| lines::cap_lines(text, max_lines));
-    }
-    let (strip_tags, policy) = (guards.strip_xml, redact::policy(guards));
-    let redacted = std::cell::RefCell::new(Redactions::default());
-    rewrite_strings(&mut value, &|text| {
-        let stripped = strip::sanitize(text, strip_tags);
-        match redact::apply(&stripped, policy, &mut redacted.borrow_mut()) {
-            Cow::Borrowed(_) => stripped,
-            Cow::Owned(clean) => Cow::Owned(clean),
-        }
-    });
-    let redacted = redacted.into_inner();
-    if let Some((declared, tool)) = declared {
-        return declared.finish(guards, value, &redacted, (tool, trace_id), args);
-    }
-    let (reply, cut) = result::success(value, guards.max_chars);
-    let truncated = cut.map(|cut| {
-        json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items})
-    });
-    Outcome::ok(with_meta(reply, truncated, &redacted), args)
-}
-
-/// Content blocks through their guards ([`crate::content::guard`]).
-fn guard_content(guards: &GuardSpec, blocks: Vec<Block>, trace_id: &str, args: Value) -> Outcome {
-    match guard_blocks(blocks, guards) {
-        Ok((blocks, report)) => {
-            let truncated = report.cut.map(|cut| {
-                json!({"original_chars": cut.original_chars, "blocks_cut": cut.blocks_cut, "blocks_dropped": cut.blocks_dropped})
-            });
-            let reply = with_meta(CallToolResult::success(blocks), truncated, &report.redacted);
-            Outcome::ok(reply, args)
-        }
-        Err(refusal) => {
-            if let ContentRefusal::InvalidBase64(reason) = &refusal {
-                tracing::error!(trace_id, %reason, "tool output carries base64 that does not decode");
-            }
-            Outcome::refused(Refusal::Content(refusal), Some(guards), trace_id, args)
-        }
     }
 }

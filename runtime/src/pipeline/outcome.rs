@@ -35,9 +35,10 @@ impl Outcome {
         }
     }
 
-    /// Whether the call succeeded.
+    /// Whether the call succeeded (a replay of a success did).
     pub(crate) fn is_ok(&self) -> bool {
         self.outcome == HarnessOutcome::Ok.as_str()
+            || (self.outcome == HarnessOutcome::Replayed.as_str() && self.error_code.is_none())
     }
 
     /// A refusal by the harness, as its row in the refusal table says. `guards` are the

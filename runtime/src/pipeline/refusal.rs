@@ -51,6 +51,12 @@ pub(crate) enum Refusal {
     UnknownPrompt(String),
     /// A `confirm = true` tool whose confirmation did not say yes; the body never ran.
     NotConfirmed(NotConfirmed),
+    /// An idempotency key already used with other arguments.
+    IdempotencyKeyReused,
+    /// An idempotency key whose first call still runs.
+    IdempotencyKeyInFlight,
+    /// The idempotency store gave no answer (Redis unreachable, or full of running calls).
+    IdempotencyStoreUnavailable,
 }
 
 /// Why a confirmation did not let the body run.
@@ -225,6 +231,24 @@ impl Refusal {
                 }
                 .into(),
             ),
+            Self::IdempotencyKeyReused => (
+                codes::IDEMPOTENCY_KEY_REUSED,
+                Audit::IdempotencyConflict,
+                Envelope,
+                "This idempotency key was already used with other arguments; a new request takes a new key.".into(),
+            ),
+            Self::IdempotencyKeyInFlight => (
+                codes::IDEMPOTENCY_KEY_IN_FLIGHT,
+                Audit::IdempotencyConflict,
+                Envelope,
+                "A call with this idempotency key is still running; retry once it has finished to get its result.".into(),
+            ),
+            Self::IdempotencyStoreUnavailable => (
+                codes::IDEMPOTENCY_STORE_UNAVAILABLE,
+                Audit::Error,
+                Envelope,
+                "The idempotency key could not be checked, so the call was not run. Retry shortly with the same key.".into(),
+            ),
         };
         Row {
             code,
@@ -279,6 +303,9 @@ mod tests {
             Refusal::UnknownResource("test://x".into()),
             Refusal::UnknownPrompt("x".into()),
             Refusal::NotConfirmed(NotConfirmed::Declined),
+            Refusal::IdempotencyKeyReused,
+            Refusal::IdempotencyKeyInFlight,
+            Refusal::IdempotencyStoreUnavailable,
         ]
         .map(|refusal| {
             let row = refusal.row();
@@ -314,6 +341,17 @@ mod tests {
                 ("ResourceNotFound", "not_found", Reply::ResourceNotFound),
                 ("UnknownPrompt", "not_found", Reply::InvalidParams),
                 ("NotConfirmed", "not_confirmed", Reply::Envelope),
+                (
+                    "IdempotencyKeyReused",
+                    "idempotency_conflict",
+                    Reply::Envelope
+                ),
+                (
+                    "IdempotencyKeyInFlight",
+                    "idempotency_conflict",
+                    Reply::Envelope
+                ),
+                ("IdempotencyStoreUnavailable", "error", Reply::Envelope),
             ]
         );
     }

@@ -28,7 +28,7 @@ use crate::validate::JsonObject;
 
 pub use harness_contract::{RateLimitBackend, StoreUnreachable, TabularAction, TransportKind};
 
-pub use self::write::WriteSpec;
+pub use self::write::{IdempotencySpec, WriteSpec};
 
 /// The `[transport]` table of the manifest.
 #[derive(Debug, Clone, Copy)]

@@ -116,6 +116,20 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
     );
     let guards = guard_spec(&tool.guards);
     let confirm = tool.write.confirm;
+    let idempotency = match &tool.write.idempotency {
+        Some(keys) => {
+            let (argument, backend) = (&keys.argument, contract_enum(keys.backend));
+            let window_seconds = int(keys.window_seconds);
+            quote! {
+                Some(#rt::IdempotencySpec {
+                    argument: #argument,
+                    window_seconds: #window_seconds,
+                    backend: #backend,
+                })
+            }
+        }
+        None => quote!(None),
+    };
     let output = match (output_schema(tool), &tool.results) {
         (Some(schema), Some(results)) => {
             let schema = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -146,6 +160,7 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
             guards: #guards,
             write: #rt::WriteSpec {
                 confirm: #confirm,
+                idempotency: #idempotency,
             },
         }
     }

@@ -1,0 +1,236 @@
+//! The part of a call that reaches the body: the input channel set up, the confirmation of a
+//! `confirm = true` tool, the body run (timeout, panics caught, cancellation honoured), and
+//! its output through the guards: tabular blockade, line cap, tag strip, secret redaction and
+//! char cap.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use rmcp::model::CallToolResult;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::content::Block;
+use crate::content::guard::{ContentRefusal, guard_blocks};
+use crate::context::CallContext;
+use crate::error::ToolError;
+use crate::guards::redact::{self, Redactions};
+use crate::guards::tabular::{self, TabularAction};
+use crate::guards::{lines, rewrite_strings, strip};
+use crate::input::session::InputSession;
+use crate::notify::Notifier;
+use crate::pipeline::Pipeline;
+use crate::pipeline::call::Call;
+use crate::pipeline::declared::Declared;
+use crate::pipeline::outcome::Outcome;
+use crate::pipeline::panic_capture;
+use crate::pipeline::refusal::Refusal;
+use crate::pipeline::result::{self, Output, with_meta};
+use crate::spec::{GuardSpec, ToolSpec};
+
+impl Pipeline {
+    /// Runs a validated call of `spec` (`args`, and as JSON for the audit): how it ended, and
+    /// whether the body ran (a call refused before it never did).
+    pub(super) async fn execute<A, O, F, Fut>(
+        &self,
+        spec: &'static ToolSpec,
+        declared: Option<&Declared>,
+        call: &Call,
+        trace_id: &str,
+        (args, args_json): (A, Value),
+        body: F,
+    ) -> (Outcome, bool)
+    where
+        O: Serialize + 'static,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let guards = &spec.guards;
+        let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
+        let input = match self.input_session(spec, call, guards) {
+            Ok(input) => input,
+            Err(refusal) => return (refused(refusal, args_json), false),
+        };
+        if spec.write.confirm {
+            let confirmation = self.unconfirmed(spec, &input, &args_json, trace_id);
+            let unconfirmed = tokio::select! {
+                unconfirmed = confirmation => unconfirmed,
+                () = call.cancellation.cancelled() => {
+                    return (refused(Refusal::Cancelled, args_json), false);
+                }
+            };
+            if let Some(outcome) = unconfirmed {
+                return (outcome, false);
+            }
+        }
+        let ran = self
+            .run_body(
+                spec,
+                declared,
+                call,
+                trace_id,
+                &input,
+                (args, args_json),
+                body,
+            )
+            .await;
+        (ran, true)
+    }
+
+    /// The body and the guards over its output.
+    #[allow(clippy::too_many_arguments, reason = "one call's parts, each borrowed")]
+    async fn run_body<A, O, F, Fut>(
+        &self,
+        spec: &'static ToolSpec,
+        declared: Option<&Declared>,
+        call: &Call,
+        trace_id: &str,
+        input: &Arc<InputSession>,
+        (args, args_json): (A, Value),
+        body: F,
+    ) -> Outcome
+    where
+        O: Serialize + 'static,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let guards = &spec.guards;
+        let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
+        let cancellation = call.cancellation.clone();
+        let notifier = call.peer.clone().and_then(|peer| {
+            Notifier::for_call(peer, call.requested.clone(), cancellation.clone(), guards)
+        });
+        let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone())
+            .with_notifier(notifier)
+            .with_input(Some(Arc::clone(input)));
+        // The body is built inside the guarded future so a panic while constructing it is
+        // caught too.
+        let guarded = AssertUnwindSafe(panic_capture::in_body(
+            async move { body(args, context).await },
+        ))
+        .catch_unwind();
+        let timed = async {
+            match guards.timeout_ms {
+                Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
+                    .await
+                    .ok(),
+                None => Some(guarded.await),
+            }
+        };
+        let finished = tokio::select! {
+            finished = timed => finished,
+            () = cancellation.cancelled() => return refused(Refusal::Cancelled, args_json),
+        };
+        let name = spec.name;
+        match finished {
+            None => refused(
+                Refusal::Timeout(guards.timeout_ms.unwrap_or_default()),
+                args_json,
+            ),
+            Some(Err(panic)) => {
+                tracing::error!(
+                    trace_id,
+                    tool = name,
+                    panic = panic_capture::panic_message(&panic),
+                    at = panic_capture::take_location().as_deref(),
+                    "tool body panicked"
+                );
+                let caught = guards.catch_unhandled;
+                refused(Refusal::Panic { caught }, args_json)
+            }
+            Some(Ok(Err(error))) => {
+                if let Some(outcome) = self.input_outcome(spec, input, &error, &args_json) {
+                    return outcome;
+                }
+                if let Some(detail) = error.internal_detail() {
+                    tracing::warn!(
+                        trace_id,
+                        tool = name,
+                        code = error.code(),
+                        detail,
+                        "tool error"
+                    );
+                }
+                Outcome::tool_error(&error, guards, trace_id, args_json)
+            }
+            Some(Ok(Ok(output))) => match result::output_of(output) {
+                Ok(Output::Json(value)) => {
+                    let declared = declared.map(|declared| (declared, name));
+                    guard_output(guards, value, declared, trace_id, args_json)
+                }
+                Ok(Output::Blocks(blocks)) => guard_content(guards, blocks, trace_id, args_json),
+                Err(error) => {
+                    tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
+                    refused(Refusal::OutputNotJson, args_json)
+                }
+            },
+        }
+    }
+}
+
+/// Tabular blockade, line cap, tag strip, secret redaction and char cap, in that order; a
+/// declared result (with its tool's name) is capped within its schema and checked against it.
+fn guard_output(
+    guards: &GuardSpec,
+    mut value: Value,
+    declared: Option<(&Declared, &str)>,
+    trace_id: &str,
+    args: Value,
+) -> Outcome {
+    if let Some(tabular) = guards.tabular
+        && tabular::contains_table(&value, tabular.max_rows)
+    {
+        match tabular.action {
+            TabularAction::Block => {
+                return Outcome::refused(Refusal::TableBlocked, Some(guards), trace_id, args);
+            }
+            TabularAction::Summarize => {
+                tabular::summarize_tables(&mut value, tabular.max_rows);
+            }
+        }
+    }
+    if let Some(max_lines) = guards.max_lines {
+        rewrite_strings(&mut value, &|text| lines::cap_lines(text, max_lines));
+    }
+    let (strip_tags, policy) = (guards.strip_xml, redact::policy(guards));
+    let redacted = std::cell::RefCell::new(Redactions::default());
+    rewrite_strings(&mut value, &|text| {
+        let stripped = strip::sanitize(text, strip_tags);
+        match redact::apply(&stripped, policy, &mut redacted.borrow_mut()) {
+            Cow::Borrowed(_) => stripped,
+            Cow::Owned(clean) => Cow::Owned(clean),
+        }
+    });
+    let redacted = redacted.into_inner();
+    if let Some((declared, tool)) = declared {
+        return declared.finish(guards, value, &redacted, (tool, trace_id), args);
+    }
+    let (reply, cut) = result::success(value, guards.max_chars);
+    let truncated = cut.map(|cut| {
+        json!({"original_chars": cut.original_chars, "strings_cut": cut.strings, "array_items_cut": cut.array_items})
+    });
+    Outcome::ok(with_meta(reply, truncated, &redacted), args)
+}
+
+/// Content blocks through their guards ([`crate::content::guard`]).
+fn guard_content(guards: &GuardSpec, blocks: Vec<Block>, trace_id: &str, args: Value) -> Outcome {
+    match guard_blocks(blocks, guards) {
+        Ok((blocks, report)) => {
+            let truncated = report.cut.map(|cut| {
+                json!({"original_chars": cut.original_chars, "blocks_cut": cut.blocks_cut, "blocks_dropped": cut.blocks_dropped})
+            });
+            let reply = with_meta(CallToolResult::success(blocks), truncated, &report.redacted);
+            Outcome::ok(reply, args)
+        }
+        Err(refusal) => {
+            if let ContentRefusal::InvalidBase64(reason) = &refusal {
+                tracing::error!(trace_id, %reason, "tool output carries base64 that does not decode");
+            }
+            Outcome::refused(Refusal::Content(refusal), Some(guards), trace_id, args)
+        }
+    }
+}
