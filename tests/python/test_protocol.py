@@ -1,7 +1,8 @@
 """The content kinds and client callbacks through the official Python `mcp` client, against the
 conformance fixture (examples/conformance), on every transport: an image block, progress
-notifications, log messages, elicitation (accepted, declined, and accepted with content the
-form refuses) and sampling, on streamable HTTP with sessions, legacy SSE and stdio.
+notifications, log messages, a write tool's confirmation and idempotency key, elicitation
+(accepted, declined, and accepted with content the form refuses) and sampling, on streamable
+HTTP with sessions, legacy SSE and stdio.
 
 On stateless streamable HTTP the server cannot send a request or a notification of its own:
 it answers each POST with one JSON reply, so there is no stream for progress or log
@@ -145,6 +146,27 @@ async def check_elicitation(session: ClientSession, client: Client) -> None:
     assert len(client.elicited) == 3, client.elicited
 
 
+async def check_write_tool(session: ClientSession, client: Client, request_id: str) -> None:
+    """confirm + idempotency_key: asked once, run once, a repeat replayed, a reuse refused."""
+    asked_before = len(client.elicited)
+    refund = {"request_id": request_id, "order": "A-42"}
+    client.elicit_answer = types.ElicitResult(action="accept", content={"confirm": True})
+    first = await session.call_tool("harness_refund_order", refund)
+    assert not first.is_error and text(first).startswith("Refunded order A-42"), first
+    asked = client.elicited[-1]
+    assert "harness_refund_order" in asked.message and "A-42" in asked.message, asked
+    assert asked.requested_schema["required"] == ["confirm"], asked
+    again = await session.call_tool("harness_refund_order", refund)
+    assert text(again) == text(first), again
+    assert again.meta["harness/replay"]["outcome"] == "ok", again
+    assert len(client.elicited) == asked_before + 1, "a replay asks nobody"
+    reused = await session.call_tool("harness_refund_order", {"request_id": request_id, "order": "B-7"})
+    assert reused.is_error and reused.structured_content["error_code"] == "IdempotencyKeyReused", reused
+    client.elicit_answer = types.ElicitResult(action="decline")
+    declined = await session.call_tool("harness_refund_order", {"request_id": request_id + "-2", "order": "A-42"})
+    assert declined.is_error and declined.structured_content["error_code"] == "NotConfirmed", declined
+
+
 async def check_sampling(session: ClientSession, client: Client) -> None:
     result = await session.call_tool("test_sampling", {"prompt": "What is the capital of France?"})
     assert text(result) == "LLM response: Paris, said the model", result
@@ -162,6 +184,7 @@ async def exercise_session(read, write) -> None:
         await check_progress(session)
         await check_logging(session, client)
         await check_elicitation(session, client)
+        await check_write_tool(session, client, "refund-session")
         await check_sampling(session, client)
 
 
@@ -227,6 +250,24 @@ async def test_stateless_http_images_and_input_required_results() -> None:
                     allow_input_required=True,
                 )
                 assert text(declined) == "Hello, stranger!", declined
+
+                # A confirm tool asks by input-required result; the answer beside its state runs it.
+                refund = {"request_id": "refund-stateless", "order": "A-42"}
+                first = await session.call_tool("harness_refund_order", refund, allow_input_required=True)
+                assert isinstance(first, types.InputRequiredResult), first
+                [(key, request)] = first.input_requests.items()
+                assert key == "harness/confirm" and request.method == "elicitation/create", request
+                yes = types.ElicitResult(action="accept", content={"confirm": True})
+                done = await session.call_tool(
+                    "harness_refund_order",
+                    refund,
+                    input_responses={key: yes},
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+                assert isinstance(done, types.CallToolResult) and text(done).startswith("Refunded order A-42"), done
+                again = await session.call_tool("harness_refund_order", refund, allow_input_required=True)
+                assert isinstance(again, types.CallToolResult) and text(again) == text(done), again
 
                 # Sampling, the same way.
                 first = await session.call_tool("test_input_required_result_sampling", {}, allow_input_required=True)

@@ -2,6 +2,7 @@
 //! `harness-codegen scaffold` creates them once, never overwrites them, and appends the
 //! declaration of each new tool here.
 
+pub(crate) mod harness_refund_order;
 pub(crate) mod test_audio_content;
 pub(crate) mod test_embedded_resource;
 pub(crate) mod test_error_handling;
