@@ -86,6 +86,9 @@ step "the read-only gateway in front of the seed's FastMCP server and server-fil
 # Like the conformance fixture, it has no Rust tests, so `cargo test` need not have built it.
 cargo build --locked --quiet -p gateway-readonly
 "$mcp_venv/bin/python" tests/python/test_gateway_readonly.py target/debug
+step "the OAuth resource server with a token from a real OpenID provider, through the official Python MCP client"
+# oidc-provider (pinned) is installed under target/oauth by scripts/oauth-provider.sh, once.
+"$mcp_venv/bin/python" tests/python/test_oauth.py target/debug
 step "the scripted model of the agent trial (tests/agent)"
 "$python" tests/agent/test_scripted_model.py
 ./scripts/scan_secrets.sh target/harbor-check/bundle

@@ -58,6 +58,7 @@ fn example_manifest_artifacts() {
         ("conformance", "conformance__"),
         ("compose-topology-repair", "topology__"),
         ("gateway", "gateway__"),
+        ("oauth-resource", "oauth_resource__"),
     ] {
         let path = format!("examples/{example}/harness.toml");
         let source = std::fs::read_to_string(&path).expect("example manifest");

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use jsonwebtoken::Validation;
+use jsonwebtoken::{Algorithm, Validation};
 
 use crate::auth::caller::Caller;
 use crate::auth::challenge::Rejection;
@@ -19,7 +19,7 @@ pub struct Authenticator {
     spec: &'static AuthSpec,
     client: reqwest::Client,
     keys: KeyCache,
-    validation: Validation,
+    validations: Vec<(Algorithm, Validation)>,
     introspection: Option<Introspection>,
     metadata_url: String,
     scope_hint: String,
@@ -63,7 +63,7 @@ impl Authenticator {
         Ok(Self {
             spec,
             keys: KeyCache::new(issuer, Duration::from_secs(spec.jwks_refresh_seconds)),
-            validation: jwt::validation(spec, &jwt::algorithms(spec)),
+            validations: jwt::validations(spec),
             client,
             introspection,
             metadata_url: resource_metadata::url(spec),
@@ -80,7 +80,7 @@ impl Authenticator {
     /// introspected when the manifest names an endpoint.
     pub(crate) async fn authenticate(&self, token: &str) -> Result<Caller, Rejection> {
         if jwt::looks_like_jwt(token) {
-            return jwt::verify(token, &self.keys, &self.validation).await;
+            return jwt::verify(token, &self.keys, &self.validations).await;
         }
         match &self.introspection {
             Some(introspection) => introspection.verify(&self.client, token, self.spec).await,

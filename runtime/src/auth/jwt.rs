@@ -54,33 +54,51 @@ pub(crate) fn looks_like_jwt(token: &str) -> bool {
     token.split('.').count() == 3
 }
 
-/// The checks every token gets, whatever its key.
-pub(crate) fn validation(spec: &AuthSpec, algorithms: &[Algorithm]) -> Validation {
-    let mut validation = Validation::new(Algorithm::RS256);
-    validation.algorithms = algorithms.to_vec();
-    validation.leeway = spec.leeway_seconds;
-    validation.validate_nbf = true;
-    validation.set_issuer(&[spec.issuer]);
-    validation.set_audience(&[spec.audience]);
-    validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-    validation
+/// The checks every token gets, one set per accepted algorithm: jsonwebtoken wants every
+/// algorithm of a validation in the family of the key, so a token is checked against the
+/// set of its own (accepted) algorithm only.
+pub(crate) fn validations(spec: &AuthSpec) -> Vec<(Algorithm, Validation)> {
+    algorithms(spec)
+        .into_iter()
+        .map(|algorithm| {
+            let mut validation = Validation::new(algorithm);
+            validation.leeway = spec.leeway_seconds;
+            validation.validate_nbf = true;
+            validation.set_issuer(&[spec.issuer]);
+            validation.set_audience(&[spec.audience]);
+            validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+            (algorithm, validation)
+        })
+        .collect()
 }
 
 /// The caller `token` names, when its signature and claims hold.
 pub(crate) async fn verify(
     token: &str,
     keys: &KeyCache,
-    validation: &Validation,
+    validations: &[(Algorithm, Validation)],
 ) -> Result<Caller, Rejection> {
+    // `none` and names jsonwebtoken does not know fail its header parse as JSON errors: read
+    // the name first, to say why.
+    if declared_algorithm(token).is_some_and(|alg| {
+        !validations
+            .iter()
+            .any(|(algorithm, _)| alg.parse::<Algorithm>().ok() == Some(*algorithm))
+    }) {
+        return Err(Rejection::invalid("the token's algorithm is not accepted"));
+    }
     let header = decode_header(token).map_err(|error| match error.kind() {
         ErrorKind::InvalidAlgorithmName => {
             Rejection::invalid("the token's algorithm is not accepted")
         }
         _ => Rejection::invalid("the token is not a well-formed JWT"),
     })?;
-    if !validation.algorithms.contains(&header.alg) {
+    let Some((_, validation)) = validations
+        .iter()
+        .find(|(algorithm, _)| *algorithm == header.alg)
+    else {
         return Err(Rejection::invalid("the token's algorithm is not accepted"));
-    }
+    };
     let key = keys
         .key(header.kid.as_deref())
         .await
@@ -104,11 +122,25 @@ pub(crate) async fn verify(
             ErrorKind::InvalidIssuer => "the token is from another issuer",
             ErrorKind::InvalidSignature => "the token's signature does not verify",
             ErrorKind::MissingRequiredClaim(_) => "the token lacks a required claim",
-            ErrorKind::InvalidAlgorithm => "the token's algorithm is not its key's",
+            ErrorKind::InvalidAlgorithm => "the token's algorithm does not fit its key",
             _ => "the token is not valid",
         })
     })?;
     Ok(caller_of(data.claims))
+}
+
+/// The `alg` a token's header names, if the header is base64url JSON with one.
+fn declared_algorithm(token: &str) -> Option<String> {
+    use base64::Engine;
+    #[derive(Deserialize)]
+    struct Named {
+        alg: String,
+    }
+    let header = token.split('.').next()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header.trim_end_matches('='))
+        .ok()?;
+    Some(serde_json::from_slice::<Named>(&bytes).ok()?.alg)
 }
 
 fn caller_of(claims: Claims) -> Caller {

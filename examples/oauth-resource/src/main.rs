@@ -1,0 +1,16 @@
+//! A server behind OAuth 2.1: the MCP server generated from ./harness.toml, tool bodies in
+//! src/tools.
+
+#[allow(
+    unreachable_pub,
+    reason = "generated items are `pub` so a library crate can export them"
+)]
+mod generated {
+    //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
+    harness_runtime::include_generated!();
+}
+mod tools;
+
+fn main() -> std::process::ExitCode {
+    harness_runtime::cli::main(generated::Harness::new(tools::Toolbox))
+}
