@@ -115,7 +115,6 @@ pub mod __private {
     pub use crate::notify::SessionLogLevel;
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
-    pub use crate::spec::{IdempotencySpec, WriteSpec};
     pub use crate::spec::{
         AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, OutputSpec,
         PinSpec, RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,
@@ -123,6 +122,7 @@ pub mod __private {
         UpstreamSpec, validate_output,
     };
     pub use crate::spec::{AuthSpec, IntrospectionSpec};
+    pub use crate::spec::{IdempotencySpec, WriteSpec};
     pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;
     pub use crate::validate::{
