@@ -26,6 +26,9 @@ pub struct AuditSpec {
     pub trace_id: bool,
     /// Whether records carry `error_code` (absent on success).
     pub error_code: bool,
+    /// Whether records carry `subject`: the caller's token subject (`[auth]`), null for a call
+    /// without one.
+    pub subject: bool,
     /// When records reach the disk.
     pub fsync: FsyncPolicy,
 }
@@ -71,6 +74,8 @@ pub struct AuditRecord<'a> {
     pub trace_id: &'a str,
     /// The envelope's error code, for failures.
     pub error_code: Option<&'a str>,
+    /// The caller's subject, when the request's access token was accepted (`[auth]`).
+    pub subject: Option<&'a str>,
 }
 
 /// An open, append-only audit log.
@@ -94,6 +99,9 @@ struct AuditLine<'a> {
     method: Option<&'a str>,
     outcome: &'a str,
     schema_version: u32,
+    /// Written only where the manifest opts in (`Some(None)` is a null subject).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<Option<&'a str>>,
     timestamp: &'a str,
     tool: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -141,6 +149,7 @@ impl AuditLog {
             method: record.method,
             outcome: record.outcome,
             schema_version: self.spec.schema_version,
+            subject: self.spec.subject.then_some(record.subject),
             timestamp: &rfc3339_now(),
             tool: record.tool,
             trace_id: Some(record.trace_id).filter(|_| self.spec.trace_id),
@@ -233,6 +242,7 @@ mod tests {
             schema_version: 1,
             trace_id: false,
             error_code: false,
+            subject: false,
             fsync: FsyncPolicy::EveryRecord,
         };
         let log = AuditLog::open(&path, spec).unwrap();
@@ -249,6 +259,8 @@ mod tests {
             duration_ms: 3,
             trace_id: "mcp-00000000",
             error_code: None,
+            // A caller's subject stays out of a record that did not opt in.
+            subject: Some("mcp-agent"),
         };
         log.append(&record).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -301,6 +313,7 @@ mod tests {
             schema_version: 1,
             trace_id: true,
             error_code: true,
+            subject: true,
             fsync: FsyncPolicy::Never,
         };
         let log = AuditLog::open(&dir.path().join("audit.jsonl"), spec).unwrap();
@@ -312,14 +325,29 @@ mod tests {
             duration_ms: 0,
             trace_id: "mcp-00000000",
             error_code: Some("InvalidArguments"),
+            subject: Some("mcp-agent"),
         });
         let parsed: serde_json::Map<String, Value> = serde_json::from_str(&line).unwrap();
         let keys: Vec<&str> = parsed.keys().map(String::as_str).collect();
         let mut sorted = keys.clone();
         sorted.sort_unstable();
         assert_eq!(keys, sorted, "{line}");
-        assert_eq!(keys.len(), 9, "{line}");
+        assert_eq!(keys.len(), 10, "{line}");
         assert_eq!(parsed["error_code"], "InvalidArguments");
         assert_eq!(parsed["trace_id"], "mcp-00000000");
+        assert_eq!(parsed["subject"], "mcp-agent");
+        // Opted in, a call without a caller says so with null rather than leaving it out.
+        let anonymous = log.line(&AuditRecord {
+            method: None,
+            tool: "t",
+            args_sha256: args_sha256(&json!({})),
+            outcome: "ok",
+            duration_ms: 0,
+            trace_id: "mcp-00000000",
+            error_code: None,
+            subject: None,
+        });
+        let parsed: serde_json::Map<String, Value> = serde_json::from_str(&anonymous).unwrap();
+        assert_eq!(parsed["subject"], Value::Null, "{anonymous}");
     }
 }

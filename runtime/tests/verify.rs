@@ -39,6 +39,7 @@ const SPEC: VerifierSpec = VerifierSpec {
         schema_version: 1,
         trace_id: false,
         error_code: false,
+        subject: false,
         fsync: FsyncPolicy::Never,
     },
     tools: &["get_incident_snapshot"],

@@ -200,7 +200,8 @@ pub struct Audit {
     /// The `schema_version` of every record.
     #[serde(default = "default_audit_schema_version")]
     pub schema_version: u32,
-    /// Optional fields added to the seven every record has: `trace_id`, `error_code`.
+    /// Optional fields added to the seven every record has: `trace_id`, `error_code`,
+    /// `subject` (the caller's token subject, with `[auth]`).
     #[serde(default)]
     pub extra_fields: Vec<AuditField>,
     /// When records reach the disk.
@@ -236,6 +237,8 @@ pub enum AuditField {
     TraceId,
     /// The envelope's error code, on failures.
     ErrorCode,
+    /// The caller's access-token subject (needs `[auth]`; null for a call without one).
+    Subject,
 }
 
 /// The `[rate_limit_store]` table.

@@ -41,6 +41,7 @@ pub struct AuthModel {
 /// Checks `[auth]` and every tool's `scopes`.
 pub(crate) fn auth(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<AuthModel> {
     let tool_scopes = tool_scopes(manifest, errors);
+    audited_subject_needs_auth(manifest, errors);
     let auth = manifest.auth.as_ref()?;
     let path = ManifestPath::root().key("auth");
     if manifest.transport.auth_token_env.is_some() {
@@ -113,6 +114,25 @@ pub(crate) fn auth(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<AuthMo
         introspection: auth.introspection.clone(),
         tool_scopes,
     })
+}
+
+/// `[audit] extra_fields = ["subject"]` without `[auth]` would write null on every record.
+fn audited_subject_needs_auth(manifest: &Manifest, errors: &ErrorSink<'_>) {
+    if manifest.auth.is_some() {
+        return;
+    }
+    let subject = manifest
+        .audit
+        .extra_fields
+        .iter()
+        .position(|field| *field == manifest::AuditField::Subject);
+    if let Some(index) = subject {
+        errors.report(
+            Diagnostic::value(ManifestPath::root().key("audit").key("extra_fields").index(index), "the audit record's subject needs [auth]")
+                .label("no caller has a subject")
+                .help("add an [auth] table (OAuth 2.1) so calls carry a token subject, or remove \"subject\""),
+        );
+    }
 }
 
 /// The tools' own scopes, each checked; a tool with scopes but no `[auth]` is an error.

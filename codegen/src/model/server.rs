@@ -21,6 +21,8 @@ pub struct AuditModel {
     pub trace_id: bool,
     /// Records carry `error_code`.
     pub error_code: bool,
+    /// Records carry `subject`.
+    pub subject: bool,
     /// fsync policy.
     pub fsync: FsyncPolicy,
 }
@@ -293,6 +295,7 @@ pub(crate) fn audit(audit: &manifest::Audit, errors: &ErrorSink<'_>) -> AuditMod
         schema_version: audit.schema_version,
         trace_id: audit.extra_fields.contains(&AuditField::TraceId),
         error_code: audit.extra_fields.contains(&AuditField::ErrorCode),
+        subject: audit.extra_fields.contains(&AuditField::Subject),
         fsync: audit.fsync,
     }
 }

@@ -6,7 +6,7 @@ mod provider;
 
 use std::sync::LazyLock;
 
-use harness_test_support::{HttpServer, scratch_file};
+use harness_test_support::{HttpServer, audit_records, scratch_file};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::RwLock;
@@ -110,7 +110,7 @@ async fn agent() -> String {
 #[tokio::test]
 async fn a_good_token_calls_and_its_subject_reaches_the_log_but_the_token_does_not() {
     let _shared = ROTATION.read().await;
-    let (server, _audit) = server("oauth-good");
+    let (server, audit) = server("oauth-good");
     let token = agent().await;
     assert_ok(
         &call(&server, Some(&token), "restart_service", "").await,
@@ -126,6 +126,30 @@ async fn a_good_token_calls_and_its_subject_reaches_the_log_but_the_token_does_n
     assert!(
         !server.log().text().contains(&token),
         "the token reached the log"
+    );
+    // The manifest opts in to `subject` in the audit record: eight fields, no token.
+    let records = audit_records(&audit);
+    let record = records.last().expect("the call is audited");
+    assert_eq!(record["subject"], "mcp-agent", "{record:?}");
+    let mut fields: Vec<&str> = record.keys().map(String::as_str).collect();
+    fields.sort_unstable();
+    assert_eq!(
+        fields,
+        [
+            "args_sha256",
+            "call_id",
+            "duration_ms",
+            "outcome",
+            "schema_version",
+            "subject",
+            "timestamp",
+            "tool"
+        ]
+    );
+    assert!(
+        !std::fs::read_to_string(&*audit)
+            .expect("audit")
+            .contains(&token)
     );
 }
 

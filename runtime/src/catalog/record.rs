@@ -59,6 +59,8 @@ impl Pipeline {
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
                 trace_id,
                 error_code: finished.error_code,
+                // Resource and prompt requests do not carry the caller to here yet.
+                subject: None,
             };
             if let Err(error) = audit.append(&record) {
                 tracing::error!(trace_id, method, %error, "audit record lost");

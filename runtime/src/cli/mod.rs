@@ -553,6 +553,7 @@ mod tests {
                 schema_version: 1,
                 trace_id: false,
                 error_code: false,
+                subject: false,
                 fsync: FsyncPolicy::Never,
             },
             rate_limit_store: RateLimitStoreSpec::DEFAULT,

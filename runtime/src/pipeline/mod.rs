@@ -426,6 +426,7 @@ impl Pipeline {
                 duration_ms,
                 trace_id,
                 error_code: outcome.error_code.as_deref(),
+                subject,
             };
             if let Err(error) = audit.append(&record) {
                 tracing::error!(trace_id, tool = name, %error, "audit record lost");

@@ -279,12 +279,12 @@ fn audit_record(
     if method.is_some() {
         expected.push("method");
     }
-    if spec.audit.trace_id {
-        expected.push("trace_id");
-    }
-    if spec.audit.error_code && outcome != "ok" {
-        expected.push("error_code");
-    }
+    let optional = [
+        ("trace_id", spec.audit.trace_id),
+        ("error_code", spec.audit.error_code && outcome != "ok"),
+        ("subject", spec.audit.subject),
+    ];
+    expected.extend(optional.iter().filter_map(|&(f, on)| on.then_some(f)));
     expected.sort_unstable();
     let mut keys: Vec<&str> = record.keys().map(String::as_str).collect();
     keys.sort_unstable();
@@ -358,11 +358,11 @@ fn audit_record(
             ));
         }
     };
-    if spec.audit.trace_id {
-        text("trace_id")?;
-    }
-    if spec.audit.error_code && outcome != "ok" {
-        text("error_code")?;
+    for &(field, on) in &optional {
+        // An opted-in subject is null for a call without a caller.
+        if on && !(field == "subject" && record[field].is_null()) {
+            text(field)?;
+        }
     }
     if method.is_some() {
         return Ok(None);

@@ -13,6 +13,7 @@ pub(crate) const AUDIT: Audit = Audit {
     schema_version: 1,
     trace_id: true,
     error_code: true,
+    subject: false,
     fsync: Fsync::Never,
 };
 

@@ -34,6 +34,7 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
     let audit = &model.audit;
     let (audit_path, trace_id, error_code) = (&audit.path, audit.trace_id, audit.error_code);
+    let audit_subject = audit.subject;
     let schema_version = int(audit.schema_version);
     let fsync = contract_enum(audit.fsync);
     let store = &model.rate_limit_store;
@@ -82,6 +83,7 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
                 schema_version: #schema_version,
                 trace_id: #trace_id,
                 error_code: #error_code,
+                subject: #audit_subject,
                 fsync: #fsync,
             },
             rate_limit_store: #rt::RateLimitStoreSpec {
