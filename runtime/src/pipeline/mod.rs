@@ -229,10 +229,10 @@ impl Pipeline {
         body: F,
     ) -> Result<CallToolResult, ErrorData>
     where
-        A: FromArguments + Serialize,
-        O: Serialize + 'static,
-        F: FnOnce(A, CallContext) -> Fut,
-        Fut: Future<Output = Result<O, ToolError>>,
+        A: FromArguments + Serialize + Send,
+        O: Serialize + Send + 'static,
+        F: FnOnce(A, CallContext) -> Fut + Send,
+        Fut: Future<Output = Result<O, ToolError>> + Send,
     {
         match self.respond(index, call, body).await? {
             CallToolResponse::Complete(result) => Ok(result),
@@ -245,17 +245,36 @@ impl Pipeline {
 
     /// Runs tool number `index` (its position in the generated `TOOLS`) through every guard:
     /// a result, an input-required result (2026-07-28), or a JSON-RPC error.
-    pub async fn respond<A, O, F, Fut>(
+    ///
+    /// The future is boxed: a generated dispatcher awaits one per tool in a `match`, and in a
+    /// debug build the poll of that match reserves stack for every arm's inline future at
+    /// once, which overflowed a worker thread with a gateway's nineteen tools.
+    pub fn respond<'a, A, O, F, Fut>(
+        &'a self,
+        index: usize,
+        call: Call,
+        body: F,
+    ) -> futures::future::BoxFuture<'a, Result<CallToolResponse, ErrorData>>
+    where
+        A: FromArguments + Serialize + Send + 'a,
+        O: Serialize + Send + 'static,
+        F: FnOnce(A, CallContext) -> Fut + Send + 'a,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'a,
+    {
+        Box::pin(self.respond_inline(index, call, body))
+    }
+
+    async fn respond_inline<A, O, F, Fut>(
         &self,
         index: usize,
         call: Call,
         body: F,
     ) -> Result<CallToolResponse, ErrorData>
     where
-        A: FromArguments + Serialize,
-        O: Serialize + 'static,
-        F: FnOnce(A, CallContext) -> Fut,
-        Fut: Future<Output = Result<O, ToolError>>,
+        A: FromArguments + Serialize + Send,
+        O: Serialize + Send + 'static,
+        F: FnOnce(A, CallContext) -> Fut + Send,
+        Fut: Future<Output = Result<O, ToolError>> + Send,
     {
         let started = Instant::now();
         let tool = &self.tools[index];
