@@ -46,6 +46,27 @@ contract_enum!(OnDrift {
     Warn => "warn",
 });
 
+/// A request an upstream may start while it serves a call, which the gateway passes on to
+/// the client that made the call only where the upstream's `forward` list names it (every
+/// other one is refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ForwardedRequest {
+    /// `sampling/createMessage`: the client's model writes a reply.
+    Sampling,
+    /// `elicitation/create` (form mode): the user fills in a form.
+    Elicitation,
+    /// `roots/list`: the client's workspace roots.
+    Roots,
+}
+
+contract_enum!(ForwardedRequest {
+    Sampling => "sampling",
+    Elicitation => "elicitation",
+    Roots => "roots",
+});
+
 /// The parts of a tool definition a pin covers, as MCP names them.
 const PINNED_FIELDS: &[&str] = &[
     "name",

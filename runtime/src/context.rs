@@ -78,6 +78,12 @@ impl CallContext {
         self.input()?.roots(key).await
     }
 
+    /// The call's way of asking the client, for the gateway passing on what an upstream
+    /// asks while it serves the call.
+    pub(crate) fn input_session(&self) -> Option<&InputSession> {
+        self.input.as_deref()
+    }
+
     pub(crate) fn with_notifier(mut self, notifier: Option<Arc<Notifier>>) -> Self {
         self.notifier = notifier;
         self

@@ -116,10 +116,10 @@ pub mod __private {
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{
-        AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, GuardSpec, OnDrift, OutputSpec,
-        PinSpec, RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,
-        StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec,
-        UpstreamSpec, validate_output,
+        AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, ForwardedRequest, GuardSpec, OnDrift,
+        OutputSpec, PinSpec, RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern,
+        ServerSpec, StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind,
+        TransportSpec, UpstreamSpec, validate_output,
     };
     pub use crate::spec::{AuthSpec, IntrospectionSpec};
     pub use crate::spec::{IdempotencySpec, WriteSpec};

@@ -145,6 +145,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
         max_restarts: 3,
         backoff_ms: 50,
         on_drift,
+        forward: &[],
         pins,
     };
     // Pinned as `harness-codegen import` pins: from the upstream's own tools/list.
@@ -455,6 +456,7 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
             max_restarts: 0,
             backoff_ms: 10,
             on_drift: OnDrift::Refuse,
+            forward: &[],
             pins: leak(
                 vec![PinSpec {
                     tool: "echo",

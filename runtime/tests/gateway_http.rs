@@ -99,6 +99,7 @@ fn spec(url: String, sha256: String) -> &'static [UpstreamSpec] {
             max_restarts: 0,
             backoff_ms: 10,
             on_drift: OnDrift::Refuse,
+            forward: &[],
             pins: leak(
                 vec![PinSpec {
                     tool: "headers",

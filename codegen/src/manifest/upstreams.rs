@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use harness_contract::{OnDrift, UpstreamTransport};
+use harness_contract::{ForwardedRequest, OnDrift, UpstreamTransport};
 
 /// One upstream MCP server.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -45,6 +45,11 @@ pub struct Upstream {
     /// pin (default `refuse`).
     #[serde(default)]
     pub on_drift: OnDrift,
+    /// Requests the upstream may start while it serves a call (`sampling`, `elicitation`,
+    /// `roots`) that the gateway passes on to the calling client, checked as a body's own
+    /// requests are (default none: every one is refused).
+    #[serde(default)]
+    pub forward: Vec<ForwardedRequest>,
 }
 
 /// `restart = { max_restarts = 5, backoff_ms = 500 }`: a stdio child that exits is started

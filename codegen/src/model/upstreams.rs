@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use harness_contract::{OnDrift, UpstreamTransport};
+use harness_contract::{ForwardedRequest, OnDrift, UpstreamTransport};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
@@ -30,6 +30,8 @@ pub struct UpstreamModel {
     pub backoff_ms: u64,
     /// What a changed pinned definition does.
     pub on_drift: OnDrift,
+    /// Requests it may start that reach the client, in manifest order.
+    pub forward: Vec<ForwardedRequest>,
 }
 
 /// Where an upstream is.
@@ -150,6 +152,18 @@ fn upstream_model(
             .help("wait at least a few milliseconds, e.g. backoff_ms = 500"),
         );
     }
+    for (index, request) in upstream.forward.iter().enumerate() {
+        if upstream.forward[..index].contains(request) {
+            errors.report(
+                Diagnostic::value(
+                    path.key("forward").index(index),
+                    format!("`{}` is listed twice", request.as_str()),
+                )
+                .label("repeated")
+                .help("list each request once"),
+            );
+        }
+    }
     UpstreamModel {
         name: upstream.name.clone(),
         endpoint,
@@ -157,6 +171,7 @@ fn upstream_model(
         max_restarts: upstream.restart.max_restarts,
         backoff_ms: upstream.restart.backoff_ms,
         on_drift: upstream.on_drift,
+        forward: upstream.forward.clone(),
     }
 }
 

@@ -224,15 +224,39 @@ impl InputSession {
         key: &str,
         sampling: &Sampling,
     ) -> Result<Sampled, ToolError> {
+        self.sample_with(key, sampling.params()).await
+    }
+
+    /// [`InputSession::sample`] with the request's params as they go on the wire (the
+    /// gateway passes on what an upstream asked, cleaned with [`InputSession::clean`]).
+    pub(crate) async fn sample_with(&self, key: &str, params: Value) -> Result<Sampled, ToolError> {
         let (strip_tags, redact) = (self.strip_tags, self.redact);
         self.validated(
             key,
             Capability::Sampling,
             "sampling/createMessage",
-            sampling.params(),
+            params,
             |answer| answers::sampled(answer, strip_tags, redact),
         )
         .await
+    }
+
+    /// Whether this call can ask the client while it runs (a 2025-11-25 session), rather
+    /// than by ending with an input-required result.
+    pub(crate) fn in_session(&self) -> bool {
+        matches!(self.channel, Channel::Session(_))
+    }
+
+    /// `text` stripped and redacted as the call's output is: what an upstream asks goes to
+    /// the client's user or model only so.
+    pub(crate) fn clean(&self, text: &str) -> String {
+        let stripped = crate::guards::strip::sanitize(text, self.strip_tags);
+        crate::guards::redact::apply(
+            &stripped,
+            self.redact,
+            &mut crate::guards::redact::Redactions::default(),
+        )
+        .into_owned()
     }
 
     pub(crate) async fn roots(&self, key: &str) -> Result<Vec<Root>, ToolError> {

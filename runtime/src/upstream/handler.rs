@@ -1,5 +1,6 @@
 //! The gateway's side of each upstream connection (rmcp's `ClientHandler`): requests the
-//! upstream starts (sampling, elicitation, roots) are refused, progress is forwarded to the
+//! upstream starts (sampling, elicitation, roots) are refused unless its `forward` list names
+//! them (then crate::upstream::forward passes them on), progress is forwarded to the
 //! call that asked for it, log messages go through the strip to the calls in flight (each
 //! call's notifier bounds them) and to the server log (at most a few lines a second), and
 //! `notifications/tools/list_changed` tells the link to compare the live definitions with the
@@ -20,10 +21,13 @@ use rmcp::model::{
     ProgressNotificationParam, ProgressToken,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use serde_json::{Map, Value, json};
 
 use crate::context::CallContext;
 use crate::guards::strip;
 use crate::notify::LogLevel;
+use crate::spec::ForwardedRequest;
+use crate::upstream::forward;
 
 /// Upstream log lines written to the server log per second, at most.
 const SERVER_LOG_LINES_PER_SECOND: u64 = 20;
@@ -32,20 +36,58 @@ const SERVER_LOG_LINES_PER_SECOND: u64 = 20;
 #[derive(Clone)]
 pub(crate) struct UpstreamHandler {
     upstream: &'static str,
+    forward: &'static [ForwardedRequest],
     routes: Arc<Routes>,
     list_changed: Arc<tokio::sync::Notify>,
 }
 
-/// The calls in flight on a connection that asked for progress or logs, by the progress
-/// token of their upstream request.
+/// The calls in flight on a connection: those that asked for progress or logs by the
+/// progress token of their upstream request, and (where the upstream's requests are
+/// forwarded) every call, from before its request is sent.
 #[derive(Default)]
 pub(crate) struct Routes {
+    forwards: bool,
     calls: Mutex<HashMap<ProgressToken, CallContext>>,
+    in_flight: Mutex<HashMap<u64, CallContext>>,
+    next_call: AtomicU64,
     logged_second: AtomicU64,
     logged_in_second: AtomicU64,
 }
 
 impl Routes {
+    /// Routes for an upstream that forwards `forward`.
+    pub(crate) fn new(forward: &[ForwardedRequest]) -> Self {
+        Self {
+            forwards: !forward.is_empty(),
+            ..Self::default()
+        }
+    }
+
+    /// Holds `context` among the calls in flight until the guard drops, where the upstream's
+    /// requests are forwarded: done before the call is sent, so a request the upstream makes
+    /// at once finds it.
+    pub(crate) fn enter(self: &Arc<Self>, context: &CallContext) -> Option<InFlight> {
+        if !self.forwards {
+            return None;
+        }
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        lock(&self.in_flight).insert(id, context.clone());
+        Some(InFlight {
+            routes: Arc::clone(self),
+            id,
+        })
+    }
+
+    /// The calls that asked for progress or logs.
+    fn routed(&self) -> Vec<CallContext> {
+        self.lock().values().cloned().collect()
+    }
+
+    /// Every call in flight (where requests are forwarded).
+    fn in_flight(&self) -> Vec<CallContext> {
+        lock(&self.in_flight).values().cloned().collect()
+    }
+
     /// Routes the progress of the upstream request carrying `token` to `context` until the
     /// guard drops.
     pub(crate) fn register(
@@ -61,9 +103,7 @@ impl Routes {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, CallContext>> {
-        self.calls
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.calls)
     }
 
     /// Whether this second still has room for an upstream line in the server log.
@@ -75,6 +115,24 @@ impl Routes {
             self.logged_in_second.store(0, Ordering::Relaxed);
         }
         self.logged_in_second.fetch_add(1, Ordering::Relaxed) < SERVER_LOG_LINES_PER_SECOND
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A call's place among the calls in flight, removed on drop.
+pub(crate) struct InFlight {
+    routes: Arc<Routes>,
+    id: u64,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock(&self.routes.in_flight).remove(&self.id);
     }
 }
 
@@ -91,55 +149,76 @@ impl Drop for RouteGuard {
 }
 
 impl UpstreamHandler {
-    /// The handler of a connection to `upstream`; `list_changed` is notified on every
-    /// `notifications/tools/list_changed`.
+    /// The handler of a connection to `upstream`, which forwards `forward`; `list_changed`
+    /// is notified on every `notifications/tools/list_changed`.
     pub(crate) fn new(
         upstream: &'static str,
+        forward: &'static [ForwardedRequest],
         routes: Arc<Routes>,
         list_changed: Arc<tokio::sync::Notify>,
     ) -> Self {
         Self {
             upstream,
+            forward,
             routes,
             list_changed,
         }
     }
 
-    fn refuse(&self, what: &str) -> ErrorData {
-        tracing::warn!(
-            upstream = self.upstream,
-            request = what,
-            "refused a request the upstream sent (the manifest does not forward it)"
-        );
-        ErrorData::invalid_request(
-            format!("this gateway does not forward {what} requests from its upstreams"),
-            None,
-        )
+    /// The call `request` is to be passed on to, or the error the upstream gets.
+    fn target(&self, request: ForwardedRequest) -> Result<CallContext, ErrorData> {
+        let what = request.as_str();
+        let target = if self.forward.contains(&request) {
+            forward::target(self.routes.in_flight(), what)
+        } else {
+            Err(ErrorData::invalid_request(
+                format!("this gateway does not forward {what} requests from this upstream"),
+                None,
+            ))
+        };
+        match &target {
+            Ok(call) => tracing::info!(
+                upstream = self.upstream,
+                request = what,
+                trace_id = call.trace_id(),
+                "passing on a request the upstream sent"
+            ),
+            Err(error) => tracing::warn!(
+                upstream = self.upstream,
+                request = what,
+                reason = %error.message,
+                "refused a request the upstream sent"
+            ),
+        }
+        target
     }
 }
 
 impl ClientHandler for UpstreamHandler {
     async fn create_message(
         &self,
-        _params: CreateMessageRequestParams,
+        params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        Err(self.refuse("sampling"))
+        let call = self.target(ForwardedRequest::Sampling)?;
+        forward::sampling(&call, params).await
     }
 
     async fn create_elicitation(
         &self,
-        _request: ElicitRequestParams,
+        request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        Err(self.refuse("elicitation"))
+        let call = self.target(ForwardedRequest::Elicitation)?;
+        forward::elicitation(&call, request).await
     }
 
     async fn list_roots(
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        Err(self.refuse("roots"))
+        let call = self.target(ForwardedRequest::Roots)?;
+        forward::roots(&call).await
     }
 
     async fn on_progress(
@@ -170,7 +249,7 @@ impl ClientHandler for UpstreamHandler {
             let text: String = text.chars().take(500).collect();
             tracing::info!(upstream = self.upstream, level = ?params.level, message = %text, "upstream log");
         }
-        let calls: Vec<CallContext> = self.routes.lock().values().cloned().collect();
+        let calls = self.routes.routed();
         let level = LogLevel::from_rmcp(params.level);
         for call in calls {
             call.log(level, &text).await;
@@ -185,6 +264,13 @@ impl ClientHandler for UpstreamHandler {
 
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
+        // The upstream asks only for what the gateway declares it can answer.
+        let declared: Map<String, Value> = self
+            .forward
+            .iter()
+            .map(|request| (request.as_str().to_owned(), json!({})))
+            .collect();
+        info.capabilities = serde_json::from_value(Value::Object(declared)).unwrap_or_default();
         info.client_info.name = format!("harness-gateway/{}", self.upstream);
         info.client_info.version = env!("CARGO_PKG_VERSION").to_owned();
         info

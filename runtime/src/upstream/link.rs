@@ -49,7 +49,7 @@ impl Link {
             state: RwLock::new(LinkState::Starting),
             pins: RwLock::new(vec![PinStatus::Unchecked; spec.pins.len()]),
             attempts: watch::Sender::new(0),
-            routes: Arc::default(),
+            routes: Arc::new(Routes::new(spec.forward)),
             list_changed: Arc::default(),
         }
     }
@@ -124,6 +124,7 @@ impl Link {
         loop {
             let handler = UpstreamHandler::new(
                 self.spec.name,
+                self.spec.forward,
                 Arc::clone(&self.routes),
                 Arc::clone(&self.list_changed),
             );

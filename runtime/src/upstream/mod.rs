@@ -11,6 +11,7 @@
 //! upstream result as the pipeline's output, failures as envelopes).
 
 mod connect;
+mod forward;
 mod handler;
 mod link;
 mod pins;
@@ -51,7 +52,10 @@ pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, Fetch
         upstream: spec.name,
         reason,
     };
-    let handler = handler::UpstreamHandler::new(spec.name, Arc::default(), Arc::default());
+    // Declaring what the gateway forwards, as a server would: an upstream may offer some
+    // tools only to clients that can answer what they ask.
+    let handler =
+        handler::UpstreamHandler::new(spec.name, spec.forward, Arc::default(), Arc::default());
     let connection = connect::connect(spec, handler)
         .await
         .map_err(|error| failed(error.to_string()))?;

@@ -30,6 +30,7 @@ pub(crate) async fn call_tool(
             .set_log_level(level.to_rmcp());
     }
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let _in_flight = routes.enter(context);
     let handle = peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await?;

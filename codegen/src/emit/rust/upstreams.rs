@@ -60,6 +60,7 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
         let max_restarts = int(upstream.max_restarts);
         let backoff_ms = int(upstream.backoff_ms);
         let on_drift = contract_enum(upstream.on_drift);
+        let forward = upstream.forward.iter().map(|request| contract_enum(*request));
         quote! {
             #rt::UpstreamSpec {
                 name: #name,
@@ -68,6 +69,7 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
                 max_restarts: #max_restarts,
                 backoff_ms: #backoff_ms,
                 on_drift: #on_drift,
+                forward: &[#(#forward),*],
                 pins: &[#(#pins),*],
             }
         }
