@@ -11,6 +11,7 @@ use crate::auth::challenge::Rejection;
 use crate::auth::introspection::{Introspection, MissingCredential};
 use crate::auth::issuer::Issuer;
 use crate::auth::jwks::KeyCache;
+use crate::auth::verified::Verified;
 use crate::auth::{jwt, resource_metadata};
 use crate::spec::AuthSpec;
 
@@ -23,6 +24,7 @@ pub struct Authenticator {
     introspection: Option<Introspection>,
     metadata_url: String,
     scope_hint: String,
+    verified: Verified,
 }
 
 impl std::fmt::Debug for Authenticator {
@@ -68,6 +70,7 @@ impl Authenticator {
             introspection,
             metadata_url: resource_metadata::url(spec),
             scope_hint: spec.required_scopes.join(" "),
+            verified: Verified::default(),
         })
     }
 
@@ -78,12 +81,22 @@ impl Authenticator {
 
     /// The caller `token` names: a JWT checked against the issuer's keys, any other token
     /// introspected when the manifest names an endpoint.
-    pub(crate) async fn authenticate(&self, token: &str) -> Result<Caller, Rejection> {
+    pub(crate) async fn authenticate(&self, token: &str) -> Result<Arc<Caller>, Rejection> {
         if jwt::looks_like_jwt(token) {
-            return jwt::verify(token, &self.keys, &self.validations).await;
+            if let Some(caller) = self.verified.get(token) {
+                return Ok(caller);
+            }
+            let (caller, exp) = jwt::verify(token, &self.keys, &self.validations).await?;
+            let caller = Arc::new(caller);
+            let until = exp.saturating_add(self.spec.leeway_seconds);
+            self.verified.insert(token, Arc::clone(&caller), until);
+            return Ok(caller);
         }
         match &self.introspection {
-            Some(introspection) => introspection.verify(&self.client, token, self.spec).await,
+            Some(introspection) => introspection
+                .verify(&self.client, token, self.spec)
+                .await
+                .map(Arc::new),
             None => Err(Rejection::invalid("the token is not a JWT")),
         }
     }

@@ -26,6 +26,9 @@ struct Claims {
     scp: Option<ScopeList>,
     client_id: Option<String>,
     azp: Option<String>,
+    /// Required by the validation, so always there once it passed.
+    #[serde(default)]
+    exp: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -72,12 +75,12 @@ pub(crate) fn validations(spec: &AuthSpec) -> Vec<(Algorithm, Validation)> {
         .collect()
 }
 
-/// The caller `token` names, when its signature and claims hold.
+/// The caller `token` names, when its signature and claims hold, and its `exp`.
 pub(crate) async fn verify(
     token: &str,
     keys: &KeyCache,
     validations: &[(Algorithm, Validation)],
-) -> Result<Caller, Rejection> {
+) -> Result<(Caller, u64), Rejection> {
     // `none` and names jsonwebtoken does not know fail its header parse as JSON errors: read
     // the name first, to say why.
     if declared_algorithm(token).is_some_and(|alg| {
@@ -126,7 +129,8 @@ pub(crate) async fn verify(
             _ => "the token is not valid",
         })
     })?;
-    Ok(caller_of(data.claims))
+    let exp = data.claims.exp;
+    Ok((caller_of(data.claims), exp))
 }
 
 /// The `alg` a token's header names, if the header is base64url JSON with one.

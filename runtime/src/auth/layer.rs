@@ -97,6 +97,6 @@ pub(crate) async fn authorize(
         request = Request::from_parts(parts, axum::body::Body::from(bytes));
     }
     tracing::debug!(subject = %caller.subject, client_id = caller.client_id.as_deref(), "access token accepted");
-    request.extensions_mut().insert(Arc::new(caller));
+    request.extensions_mut().insert(caller);
     next.run(request).await
 }

@@ -1,5 +1,6 @@
 //! The OAuth 2.1 resource server (`[auth]` in the manifest, MCP "Authorization"): JWT access
-//! tokens checked against the issuer's cached keys ([`jwt`], [`jwks`], [`issuer`]), opaque
+//! tokens checked against the issuer's cached keys ([`jwt`], [`jwks`], [`issuer`]; tokens
+//! already verified are remembered until they expire, [`verified`]), opaque
 //! ones introspected ([`introspection`]), the protected-resource metadata
 //! ([`resource_metadata`]), every refusal's answer ([`challenge`]), the HTTP middleware
 //! ([`layer`]), and who is calling ([`Caller`]), put into each accepted request's extensions.
@@ -16,6 +17,7 @@ mod jwks;
 mod jwt;
 pub(crate) mod layer;
 pub(crate) mod resource_metadata;
+mod verified;
 
 pub use self::authenticator::{AuthSetupError, Authenticator};
 pub use self::caller::Caller;
