@@ -104,7 +104,7 @@ fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
     ));
     assert_eq!(
         error.to_string(),
-        "tool `paged` keeps its rate limit in Redis, but $HARNESS_TEST_REDIS_URL_UNSET is not set: set it to the Redis URL, e.g. HARNESS_TEST_REDIS_URL_UNSET=redis://127.0.0.1:6379/0"
+        "tool `paged` keeps its rate limit or idempotency keys in Redis, but $HARNESS_TEST_REDIS_URL_UNSET is not set: set it to the Redis URL, e.g. HARNESS_TEST_REDIS_URL_UNSET=redis://127.0.0.1:6379/0"
     );
     // Served anyway (e.g. embedded without the check), each call meets the policy.
     let (ending, ran, _) = runtime.block_on(run_once(&unset));

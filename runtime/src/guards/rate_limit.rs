@@ -106,7 +106,7 @@ pub(crate) enum Admission {
 pub enum StoreError {
     /// The variable naming the Redis URL is not set.
     #[error(
-        "tool `{tool}` keeps its rate limit in Redis, but ${variable} is not set: set it to the Redis URL, e.g. {variable}=redis://127.0.0.1:6379/0"
+        "tool `{tool}` keeps its rate limit or idempotency keys in Redis, but ${variable} is not set: set it to the Redis URL, e.g. {variable}=redis://127.0.0.1:6379/0"
     )]
     MissingUrl {
         /// The tool.
@@ -127,7 +127,7 @@ pub enum StoreError {
     /// Built without the `redis` feature (generated code refuses to compile then; this
     /// covers hand-written specs).
     #[error(
-        "tool `{tool}` keeps its rate limit in Redis, but harness-runtime was built without its `redis` feature"
+        "tool `{tool}` keeps its rate limit or idempotency keys in Redis, but harness-runtime was built without its `redis` feature"
     )]
     NoRedisFeature {
         /// The tool.
