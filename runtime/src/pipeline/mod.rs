@@ -288,11 +288,7 @@ impl Pipeline {
         let caller = call.caller.clone();
         // A panic anywhere past this point (an output guard, a validator, the pipeline's own
         // code) is answered and audited like a body's; the body has its own capture inside.
-        // Boxed: a generated dispatcher holds one of these per tool, and in a debug build the
-        // whole pipeline inline overflowed a worker thread's stack with thirty tools.
-        let guarded = Box::pin(panic_capture::in_call(
-            self.guarded(tool, &call, &trace_id, body),
-        ));
+        let guarded = panic_capture::in_call(self.guarded(tool, &call, &trace_id, body));
         let mut outcome = match AssertUnwindSafe(guarded).catch_unwind().await {
             Ok(outcome) => outcome,
             Err(panic) => {
