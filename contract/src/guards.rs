@@ -21,6 +21,24 @@ contract_enum!(TabularAction {
     Summarize => "summarize",
 });
 
+/// Whom a rate limit counts: every caller of the tool together, or each caller apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitScope {
+    /// One window for the tool, shared by all callers.
+    #[default]
+    Tool,
+    /// One window per token subject (`[auth]`): one caller's flood leaves the others'
+    /// allowance alone.
+    Subject,
+}
+
+contract_enum!(RateLimitScope {
+    Tool => "tool",
+    Subject => "subject",
+});
+
 /// The table blockade every tool has unless the manifest says otherwise: `(max_rows, action)`.
 pub const DEFAULT_TABULAR: (u64, TabularAction) = (50, TabularAction::Block);
 

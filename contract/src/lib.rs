@@ -17,7 +17,7 @@ pub mod verifier;
 pub use audit::{FsyncPolicy, HarnessOutcome, RECORD_FIELDS};
 pub use digest::{args_sha256, canonical_json, sha256_hex};
 pub use enums::{ContractEnum, UnknownName};
-pub use guards::{RateLimitBackend, StoreUnreachable, TabularAction};
+pub use guards::{RateLimitBackend, RateLimitScope, StoreUnreachable, TabularAction};
 pub use transport::TransportKind;
 pub use upstream::{ForwardedRequest, OnDrift, UpstreamTransport, definition_sha256};
 pub use verifier::FieldType;

@@ -117,9 +117,9 @@ pub mod __private {
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{
         AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, ForwardedRequest, GuardSpec, OnDrift,
-        OutputSpec, PinSpec, RateLimitBackend, RateLimitSpec, RateLimitStoreSpec, RedactPattern,
-        ServerSpec, StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind,
-        TransportSpec, UpstreamSpec, validate_output,
+        OutputSpec, PinSpec, RateLimitBackend, RateLimitScope, RateLimitSpec, RateLimitStoreSpec,
+        RedactPattern, ServerSpec, StoreUnreachable, TabularAction, TabularSpec, ToolSpec,
+        TransportKind, TransportSpec, UpstreamSpec, validate_output,
     };
     pub use crate::spec::{AuthSpec, IntrospectionSpec};
     pub use crate::spec::{IdempotencySpec, WriteSpec};

@@ -31,6 +31,7 @@ static TOOLS: [ToolSpec; 3] = [
                 calls: 1,
                 period_seconds: 60.0,
                 backend: RateLimitBackend::Memory,
+                per: RateLimitScope::Tool,
             }),
             max_lines: Some(2),
             max_chars: Some(100),

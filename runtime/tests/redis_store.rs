@@ -42,6 +42,7 @@ fn pipeline(url_env: &'static str, when_unreachable: StoreUnreachable) -> Pipeli
                 calls: 5,
                 period_seconds: 60.0,
                 backend: RateLimitBackend::Redis,
+                per: RateLimitScope::Tool,
             }),
             ..GUARDS
         },

@@ -20,8 +20,8 @@ mod unknown_keys;
 mod upstreams;
 
 pub use harness_contract::{
-    FsyncPolicy, OnDrift, RateLimitBackend, StoreUnreachable, TabularAction, TransportKind,
-    UpstreamTransport,
+    FsyncPolicy, OnDrift, RateLimitBackend, RateLimitScope, StoreUnreachable, TabularAction,
+    TransportKind, UpstreamTransport,
 };
 
 pub use auth::{Auth, Introspection};

@@ -6,7 +6,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use harness_contract::{RateLimitBackend, TabularAction};
+use harness_contract::{RateLimitBackend, RateLimitScope, TabularAction};
 
 /// The `[defaults]` table.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -80,6 +80,10 @@ pub struct RateLimit {
     pub period_seconds: Number,
     /// Where this limit's window lives (default: `[rate_limit_store] backend`).
     pub backend: Option<RateLimitBackend>,
+    /// Whom it counts: `tool` (default; every caller together) or `subject` (each token
+    /// subject apart; needs `[auth]`).
+    #[serde(default)]
+    pub per: RateLimitScope,
 }
 
 /// `tabular = { max_rows = 50, action = "block" }`.

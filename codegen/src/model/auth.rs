@@ -42,6 +42,7 @@ pub struct AuthModel {
 pub(crate) fn auth(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<AuthModel> {
     let tool_scopes = tool_scopes(manifest, errors);
     audited_subject_needs_auth(manifest, errors);
+    subject_limits_need_auth(manifest, errors);
     let auth = manifest.auth.as_ref()?;
     let path = ManifestPath::root().key("auth");
     if manifest.transport.auth_token_env.is_some() {
@@ -132,6 +133,30 @@ fn audited_subject_needs_auth(manifest: &Manifest, errors: &ErrorSink<'_>) {
                 .label("no caller has a subject")
                 .help("add an [auth] table (OAuth 2.1) so calls carry a token subject, or remove \"subject\""),
         );
+    }
+}
+
+/// `rate_limit = { per = "subject" }` without `[auth]` would count every caller as one.
+fn subject_limits_need_auth(manifest: &Manifest, errors: &ErrorSink<'_>) {
+    if manifest.auth.is_some() {
+        return;
+    }
+    let defaults = ManifestPath::root().key("defaults").key("guards");
+    let tools = manifest.tools.iter().enumerate().map(|(index, tool)| {
+        let path = ManifestPath::root().key("tools").index(index).key("guards");
+        (path, &tool.guards)
+    });
+    for (path, guards) in std::iter::once((defaults, &manifest.defaults.guards)).chain(tools) {
+        if guards
+            .rate_limit
+            .is_some_and(|limit| limit.per == manifest::RateLimitScope::Subject)
+        {
+            errors.report(
+                Diagnostic::value(path.key("rate_limit").key("per"), "a rate limit per subject needs [auth]")
+                    .label("no caller has a subject")
+                    .help("add an [auth] table (OAuth 2.1) so calls carry a token subject, or count per tool (the default)"),
+            );
+        }
     }
 }
 

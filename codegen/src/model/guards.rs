@@ -4,7 +4,7 @@
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
 use crate::manifest::{
-    self, Guards, RateLimitBackend, RedactPattern, StoreUnreachable, TabularAction,
+    self, Guards, RateLimitBackend, RateLimitScope, RedactPattern, StoreUnreachable, TabularAction,
 };
 use crate::manifest_path::ManifestPath;
 use crate::model::names::is_env_var_name;
@@ -48,6 +48,8 @@ pub struct RateLimitPolicy {
     pub period_seconds: f64,
     /// Where the window lives: the limit's own `backend`, else the store's.
     pub backend: RateLimitBackend,
+    /// Whom it counts.
+    pub per: RateLimitScope,
 }
 
 /// The validated `[rate_limit_store]` table.
@@ -311,6 +313,7 @@ fn resolve_guards(
                 calls: limit.calls,
                 period_seconds: limit.period_seconds.as_f64(),
                 backend: limit.backend.unwrap_or(store_backend),
+                per: limit.per,
             }),
         timeout_ms: tool.timeout_ms.or(defaults.timeout_ms),
         catch_unhandled: tool

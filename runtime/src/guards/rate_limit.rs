@@ -4,13 +4,14 @@
 //!
 //! [`RateLimiter`] puts the window where the manifest says: in this process
 //! ([`SlidingWindow`]) or in Redis, shared by every replica (`redis_window`, with the `redis`
-//! feature).
+//! feature); and counts either every caller of the tool together or each token subject in a
+//! window of its own (`per = "subject"`, [`SubjectWindows`] in memory).
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::spec::{RateLimitBackend, RateLimitSpec, RateLimitStoreSpec};
+use crate::spec::{RateLimitBackend, RateLimitScope, RateLimitSpec, RateLimitStoreSpec};
 
 /// Admissions reserved up front; larger windows grow as calls arrive.
 const PREALLOCATED: usize = 64;
@@ -47,6 +48,17 @@ impl SlidingWindow {
         self.try_acquire_at(Instant::now())
     }
 
+    /// Whether every admission has left the window at `now` (the window can be forgotten).
+    fn is_idle_at(&self, now: Instant) -> bool {
+        let admitted = self
+            .admitted
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        admitted
+            .back()
+            .is_none_or(|newest| now.saturating_duration_since(*newest) >= self.period)
+    }
+
     /// Admits a call at `now` (for tests with a fixed clock).
     pub(crate) fn try_acquire_at(&self, now: Instant) -> Result<(), Refused> {
         // A poisoned lock only means another call panicked while holding it; the queue
@@ -72,17 +84,69 @@ impl SlidingWindow {
     }
 }
 
+/// Subjects whose windows are kept before idle ones are forgotten (the count doubles past
+/// it when every window is still in use: subjects are those of accepted tokens, so only
+/// real callers add windows).
+const SUBJECTS_BEFORE_PRUNING: usize = 1024;
+
+/// One sliding window per subject, made on the subject's first call.
+#[derive(Debug)]
+pub(crate) struct SubjectWindows {
+    calls: u32,
+    period: Duration,
+    windows: Mutex<(HashMap<String, Arc<SlidingWindow>>, usize)>,
+}
+
+impl SubjectWindows {
+    pub(crate) fn new(calls: u32, period: Duration) -> Self {
+        Self {
+            calls,
+            period,
+            windows: Mutex::new((HashMap::new(), SUBJECTS_BEFORE_PRUNING)),
+        }
+    }
+
+    /// Admits a call of `subject` at `now`, or says how long it waits.
+    pub(crate) fn try_acquire_at(&self, subject: &str, now: Instant) -> Result<(), Refused> {
+        let window = {
+            let mut guard = self
+                .windows
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner());
+            let (windows, prune_at) = &mut *guard;
+            if !windows.contains_key(subject) && windows.len() >= *prune_at {
+                windows.retain(|_, window| !window.is_idle_at(now));
+                *prune_at = (windows.len() * 2).max(SUBJECTS_BEFORE_PRUNING);
+            }
+            Arc::clone(
+                windows
+                    .entry(subject.to_owned())
+                    .or_insert_with(|| Arc::new(SlidingWindow::new(self.calls, self.period))),
+            )
+        };
+        window.try_acquire_at(now)
+    }
+
+    /// Windows kept (for tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.windows.lock().unwrap().0.len()
+    }
+}
+
 /// A tool's rate limit, wherever its window lives.
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
     calls: u32,
     period: Duration,
+    per: RateLimitScope,
     window: Window,
 }
 
 #[derive(Debug)]
 enum Window {
     Memory(SlidingWindow),
+    MemoryPerSubject(SubjectWindows),
     #[cfg(feature = "redis")]
     Redis(super::redis_window::RedisWindow),
     /// The store could not be set up (see [`StoreError`]); every call meets the manifest's
@@ -184,13 +248,19 @@ impl RateLimiter {
         tool: &str,
     ) -> Self {
         let period = Duration::from_secs_f64(spec.period_seconds);
-        let window = match spec.backend {
-            RateLimitBackend::Memory => Window::Memory(SlidingWindow::new(spec.calls, period)),
-            RateLimitBackend::Redis => Self::redis_window(spec, store, shared, server, tool),
+        let window = match (spec.backend, spec.per) {
+            (RateLimitBackend::Memory, RateLimitScope::Tool) => {
+                Window::Memory(SlidingWindow::new(spec.calls, period))
+            }
+            (RateLimitBackend::Memory, RateLimitScope::Subject) => {
+                Window::MemoryPerSubject(SubjectWindows::new(spec.calls, period))
+            }
+            (RateLimitBackend::Redis, _) => Self::redis_window(spec, store, shared, server, tool),
         };
         Self {
             calls: spec.calls,
             period,
+            per: spec.per,
             window,
         }
     }
@@ -238,15 +308,26 @@ impl RateLimiter {
         }
     }
 
-    /// Admits a call now, refuses it, or reports the shared store unavailable.
-    pub(crate) async fn acquire(&self) -> Admission {
+    /// Admits a call of `subject` (the caller's token subject, if any) now, refuses it, or
+    /// reports the shared store unavailable. A limit per subject counts calls without one
+    /// (no `[auth]` caller: the build refuses that manifest, but hand-written specs may) in
+    /// one window of their own.
+    pub(crate) async fn acquire(&self, subject: Option<&str>) -> Admission {
+        let subject = match self.per {
+            RateLimitScope::Tool => None,
+            RateLimitScope::Subject => Some(subject.unwrap_or("")),
+        };
+        let decided = |result: Result<(), Refused>| match result {
+            Ok(()) => Admission::Admitted,
+            Err(refused) => Admission::Refused(refused),
+        };
         match &self.window {
-            Window::Memory(window) => match window.try_acquire() {
-                Ok(()) => Admission::Admitted,
-                Err(refused) => Admission::Refused(refused),
-            },
+            Window::Memory(window) => decided(window.try_acquire()),
+            Window::MemoryPerSubject(windows) => {
+                decided(windows.try_acquire_at(subject.unwrap_or(""), Instant::now()))
+            }
             #[cfg(feature = "redis")]
-            Window::Redis(window) => match window.try_acquire().await {
+            Window::Redis(window) => match window.try_acquire(subject).await {
                 Ok(None) => Admission::Admitted,
                 Ok(Some(retry_after)) => Admission::Refused(Refused { retry_after }),
                 Err(error) => Admission::StoreUnavailable(error.to_string()),
@@ -256,15 +337,20 @@ impl RateLimiter {
     }
 
     /// The refusal the model reads, with a retry hint:
-    /// `Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 12.5s.`
+    /// `Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 12.5s.` (a limit
+    /// per subject says it is this caller's).
     pub(crate) fn message(&self, refused: Refused) -> String {
-        refusal_message(self.calls, self.period, refused)
+        refusal_message(self.calls, self.period, self.per, refused)
     }
 }
 
-fn refusal_message(calls: u32, period: Duration, refused: Refused) -> String {
+fn refusal_message(calls: u32, period: Duration, per: RateLimitScope, refused: Refused) -> String {
+    let whose = match per {
+        RateLimitScope::Tool => "",
+        RateLimitScope::Subject => " for this caller",
+    };
     format!(
-        "Rate limit exceeded: {calls} calls per {:.1}s limit reached. Retry after {:.1}s.",
+        "Rate limit exceeded: {calls} calls per {:.1}s limit reached{whose}. Retry after {:.1}s.",
         period.as_secs_f64(),
         refused.retry_after.as_secs_f64().max(0.1)
     )
@@ -292,8 +378,12 @@ mod tests {
             .unwrap_err();
         assert_eq!(refused.retry_after, Duration::from_secs(30));
         assert_eq!(
-            refusal_message(3, Duration::from_secs(60), refused),
+            refusal_message(3, Duration::from_secs(60), RateLimitScope::Tool, refused),
             "Rate limit exceeded: 3 calls per 60.0s limit reached. Retry after 30.0s."
+        );
+        assert_eq!(
+            refusal_message(3, Duration::from_secs(60), RateLimitScope::Subject, refused),
+            "Rate limit exceeded: 3 calls per 60.0s limit reached for this caller. Retry after 30.0s."
         );
         // The first admission leaves the window at 60 s; refused calls were not recorded.
         assert!(
@@ -325,5 +415,85 @@ mod tests {
             .collect();
         let admitted: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
         assert_eq!(admitted, 7);
+    }
+
+    /// A limiter in memory with `calls` per hour, counted `per`.
+    fn limiter(calls: u32, per: RateLimitScope) -> RateLimiter {
+        let spec = RateLimitSpec {
+            calls,
+            period_seconds: 3600.0,
+            backend: RateLimitBackend::Memory,
+            per,
+        };
+        RateLimiter::new(
+            spec,
+            &RateLimitStoreSpec::DEFAULT,
+            &SharedStore::default(),
+            "s",
+            "t",
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_thousand_concurrent_calls_of_ten_subjects_admit_exactly_the_limit_each() {
+        let limiter = Arc::new(limiter(37, RateLimitScope::Subject));
+        let calls: Vec<_> = (0..1000)
+            .map(|call| {
+                let limiter = Arc::clone(&limiter);
+                tokio::spawn(async move {
+                    let subject = format!("client-{}", call % 10);
+                    let admitted = limiter.acquire(Some(&subject)).await == Admission::Admitted;
+                    (subject, admitted)
+                })
+            })
+            .collect();
+        let mut admitted: HashMap<String, usize> = HashMap::new();
+        for call in calls {
+            let (subject, was_admitted) = call.await.unwrap();
+            *admitted.entry(subject).or_default() += usize::from(was_admitted);
+        }
+        assert_eq!(admitted.len(), 10);
+        assert!(admitted.values().all(|count| *count == 37), "{admitted:?}");
+    }
+
+    #[tokio::test]
+    async fn a_limit_per_tool_counts_every_subject_together() {
+        let limiter = limiter(3, RateLimitScope::Tool);
+        for subject in ["a", "b", "c"] {
+            assert_eq!(limiter.acquire(Some(subject)).await, Admission::Admitted);
+        }
+        assert!(matches!(
+            limiter.acquire(Some("d")).await,
+            Admission::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn idle_subjects_are_forgotten_once_many_have_called() {
+        let windows = SubjectWindows::new(1, Duration::from_secs(60));
+        let start = Instant::now();
+        for subject in 0..SUBJECTS_BEFORE_PRUNING {
+            windows.try_acquire_at(&subject.to_string(), start).unwrap();
+        }
+        // Still in their window: nothing to forget, and a busy subject stays refused.
+        windows.try_acquire_at("late", start).unwrap();
+        assert_eq!(windows.len(), SUBJECTS_BEFORE_PRUNING + 1);
+        assert!(windows.try_acquire_at("0", start).is_err());
+        // A minute on, every window is idle: the next new subject prunes them.
+        let later = start + Duration::from_secs(60);
+        for subject in 0..SUBJECTS_BEFORE_PRUNING {
+            windows
+                .try_acquire_at(&format!("new-{subject}"), later)
+                .unwrap();
+        }
+        assert!(
+            windows.len() <= SUBJECTS_BEFORE_PRUNING + 1,
+            "{}",
+            windows.len()
+        );
+        assert!(
+            windows.try_acquire_at("new-0", later).is_err(),
+            "a live window is kept"
+        );
     }
 }

@@ -122,14 +122,26 @@ impl RedisWindow {
     }
 
     /// Admits a call (`Ok(None)`), refuses it with the time until the oldest admission leaves
-    /// (`Ok(Some(retry_after))`), or reports that Redis gave no answer in time.
-    pub(crate) async fn try_acquire(&self) -> Result<Option<Duration>, RedisWindowError> {
+    /// (`Ok(Some(retry_after))`), or reports that Redis gave no answer in time. With a
+    /// `subject` the call counts in that subject's own window, keyed by the subject's digest
+    /// (a subject is the token's, any string: it never becomes part of a key as written).
+    pub(crate) async fn try_acquire(
+        &self,
+        subject: Option<&str>,
+    ) -> Result<Option<Duration>, RedisWindowError> {
+        let key = match subject {
+            None => std::borrow::Cow::Borrowed(self.key.as_str()),
+            Some(subject) => {
+                let digest = harness_contract::sha256_hex(subject.as_bytes());
+                std::borrow::Cow::Owned(format!("{}:subject:{digest}", self.key))
+            }
+        };
         let timeout = self.connection.timeout;
         let attempt = async {
             let mut manager = self.connection.manager()?;
             self.connection
                 .script
-                .key(&self.key)
+                .key(key.as_ref())
                 .arg(self.calls)
                 .arg(self.period_us)
                 .arg(uuid::Uuid::new_v4().as_simple().to_string())

@@ -341,7 +341,8 @@ impl Pipeline {
         let guards = &tool.spec.guards;
         let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
         if let Some(limiter) = &tool.limiter {
-            match limiter.acquire().await {
+            let subject = call.caller.as_deref().map(|caller| caller.subject.as_str());
+            match limiter.acquire(subject).await {
                 Admission::Admitted => {}
                 Admission::Refused(refused_until) => {
                     tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);

@@ -1,7 +1,7 @@
 //! The guards of one tool (or of what resources and prompts return), as the manifest resolves
 //! them.
 
-use harness_contract::{RateLimitBackend, TabularAction};
+use harness_contract::{RateLimitBackend, RateLimitScope, TabularAction};
 
 /// `rate_limit = { calls, period_seconds, backend }`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -12,6 +12,8 @@ pub struct RateLimitSpec {
     pub period_seconds: f64,
     /// Where the window lives.
     pub backend: RateLimitBackend,
+    /// Whom it counts: the tool's callers together, or each subject apart.
+    pub per: RateLimitScope,
 }
 
 /// `tabular = { max_rows, action }`.

@@ -26,7 +26,9 @@ use crate::audit::AuditSpec;
 use crate::spec::catalog::CatalogSpec;
 use crate::validate::JsonObject;
 
-pub use harness_contract::{RateLimitBackend, StoreUnreachable, TabularAction, TransportKind};
+pub use harness_contract::{
+    RateLimitBackend, RateLimitScope, StoreUnreachable, TabularAction, TransportKind,
+};
 
 pub use self::write::{IdempotencySpec, WriteSpec};
 

@@ -11,8 +11,8 @@ pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
     let rt = rt();
     let rate_limit = opt(guards.rate_limit.map(|limit| {
         let (calls, period_seconds) = (int(limit.calls), Literal::f64_unsuffixed(limit.period_seconds));
-        let backend = contract_enum(limit.backend);
-        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds, backend: #backend })
+        let (backend, per) = (contract_enum(limit.backend), contract_enum(limit.per));
+        quote!(#rt::RateLimitSpec { calls: #calls, period_seconds: #period_seconds, backend: #backend, per: #per })
     }));
     let tabular = opt(guards.tabular.map(|(max_rows, action)| {
         let (max_rows, action) = (int(max_rows), contract_enum(action));
