@@ -133,12 +133,21 @@ async fn call(gateway: &Gateway, tool: &str, arguments: Value) -> CallToolResult
     let Value::Object(arguments) = arguments else {
         panic!("arguments are an object")
     };
-    gateway
+    let call = gateway
         .client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments));
+    // rmcp's client waits forever for a server that died mid-call (a stack overflow once
+    // did): a deadline turns that into a failure that says so.
+    tokio::time::timeout(CALL_DEADLINE, call)
         .await
+        .unwrap_or_else(|_| {
+            panic!("{tool}: no answer within {CALL_DEADLINE:?}; did the gateway exit?")
+        })
         .unwrap_or_else(|error| panic!("{tool}: {error}"))
 }
+
+/// The longest a call through the gateway may take (npx's first start included).
+const CALL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
 fn envelope(result: &CallToolResult) -> &Value {
     assert_eq!(result.is_error, Some(true), "{result:?}");
