@@ -3,11 +3,14 @@
 //!
 //! - `no_auth`: nothing to check (loopback);
 //! - `static_token`: `[transport] auth_token_env`, a constant-time compare;
-//! - `jwt_cached_key`: `[auth]`, an RS256 access token checked against the issuer's key set,
-//!   already cached (fetched once, before the timed region, from a loopback server of this
-//!   benchmark): the signature, `iss`, `aud`, `exp`/`nbf`, the server-wide scope.
+//! - `jwt_new_token`: `[auth]`, an RS256 access token never seen before (each call its own,
+//!   signed outside the timed region), checked against the issuer's key set, already cached
+//!   (fetched once, before the timed region, from a loopback server of this benchmark): the
+//!   signature, `iss`, `aud`, `exp`/`nbf`, the server-wide scope;
+//! - `jwt_seen_before`: the same token on every call, as a client sends it until it expires:
+//!   found among the tokens already verified, by its SHA-256.
 //!
-//! The difference between the last two is the CPU a resource server adds per call.
+//! The difference to `static_token` is the CPU a resource server adds per call.
 //! `cargo bench -p harness-bench --bench auth`; `cargo test -p harness-bench --benches` runs
 //! each once as a smoke test.
 
@@ -73,14 +76,14 @@ fn issuer() -> String {
     format!("http://{address}")
 }
 
-fn token(issuer: &str) -> String {
+fn token(issuer: &str, nonce: u64) -> String {
     use base64::Engine;
     let der = base64::engine::general_purpose::STANDARD
         .decode(BENCH_KEY_DER)
         .expect("base64");
     let now = jsonwebtoken::get_current_timestamp();
     let claims = json!({"iss": issuer, "aud": AUDIENCE, "sub": "bench-agent", "client_id": "bench-agent",
-        "scope": "mcp tools:read", "iat": now, "exp": now + 86_400});
+        "scope": "mcp tools:read", "iat": now, "exp": now + 86_400, "jti": nonce.to_string()});
     let mut header = Header::new(Algorithm::RS256);
     header.kid = Some("bench".to_owned());
     encode(&header, &claims, &EncodingKey::from_rsa_der(&der)).expect("signs")
@@ -89,6 +92,7 @@ fn token(issuer: &str) -> String {
 struct Case {
     router: Router,
     bearer: Option<String>,
+    issuer: Option<String>,
 }
 
 fn case(kind: &str) -> Case {
@@ -97,12 +101,13 @@ fn case(kind: &str) -> Case {
         .expect("no token variable");
     options.stateful = false;
     options.json_response = true;
+    let mut jwt_issuer = None;
     let bearer = match kind {
         "static_token" => {
             options.security.token = Some(STATIC_TOKEN.to_owned());
             Some(STATIC_TOKEN.to_owned())
         }
-        "jwt_cached_key" => {
+        "jwt_new_token" | "jwt_seen_before" => {
             let issuer = issuer();
             let spec: &'static AuthSpec = Box::leak(Box::new(AuthSpec {
                 issuer: Box::leak(issuer.clone().into_boxed_str()),
@@ -116,26 +121,35 @@ fn case(kind: &str) -> Case {
                 tool_scopes: &[],
             }));
             options = options.with_auth(Some(spec)).expect("no introspection");
-            Some(token(&issuer))
+            jwt_issuer = Some(issuer.clone());
+            Some(token(&issuer, 0))
         }
         _ => None,
     };
     let fast: Arc<dyn StatelessAnswer> = Arc::new(server.clone());
     let router = RUNTIME
         .block_on(async { http_router(server, &options, CancellationToken::new(), Some(fast)) });
-    let case = Case { router, bearer };
+    let case = Case {
+        router,
+        bearer,
+        issuer: jwt_issuer,
+    };
     // The first call fetches the key set; every timed call finds it cached.
     assert_eq!(RUNTIME.block_on(call(&case)), StatusCode::OK, "{kind}");
     case
 }
 
 async fn call(case: &Case) -> StatusCode {
+    call_with(case, case.bearer.as_deref()).await
+}
+
+async fn call_with(case: &Case, bearer: Option<&str>) -> StatusCode {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}"#;
     let mut request = Request::post("/mcp")
         .header(header::HOST, "127.0.0.1:8790")
         .header(header::CONTENT_TYPE, "application/json")
         .header(header::ACCEPT, "application/json, text/event-stream");
-    if let Some(bearer) = &case.bearer {
+    if let Some(bearer) = bearer {
         request = request.header(header::AUTHORIZATION, format!("Bearer {bearer}"));
     }
     let request = request.body(Body::from(body)).expect("request");
@@ -150,8 +164,21 @@ async fn call(case: &Case) -> StatusCode {
     status
 }
 
-#[divan::bench(args = ["no_auth", "static_token", "jwt_cached_key"])]
+#[divan::bench(args = ["no_auth", "static_token", "jwt_new_token", "jwt_seen_before"])]
 fn tools_call(bencher: Bencher, kind: &str) {
     let case = case(kind);
+    if kind == "jwt_new_token" {
+        let issuer = case.issuer.clone().expect("a JWT case");
+        let nonce = std::sync::atomic::AtomicU64::new(1);
+        bencher
+            .with_inputs(|| {
+                token(
+                    &issuer,
+                    nonce.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                )
+            })
+            .bench_local_values(|token| RUNTIME.block_on(call_with(&case, Some(&token))));
+        return;
+    }
     bencher.bench_local(|| RUNTIME.block_on(call(&case)));
 }

@@ -1,8 +1,9 @@
 """The OAuth 2.1 resource server through the official Python `mcp` client: a token from a real
 OpenID provider's client-credentials grant (oidc-provider, tests/oauth/provider.mjs, installed
 by scripts/oauth-provider.sh), with a resource indicator for the server (RFC 8707), connects
-to examples/oauth-resource and calls a tool end to end; without a token the client is
-refused with the 401 that names the resource metadata.
+to examples/oauth-resource and calls a tool end to end, over streamable HTTP and over the
+legacy SSE transport (whose audit record names the caller too); without a token the client
+is refused with the 401 that names the resource metadata.
 
 Run by scripts/test.sh in the MCP-client venv:
     python tests/python/test_oauth.py target/debug
@@ -18,8 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import json
+
 import httpx
 from mcp import ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -42,13 +46,17 @@ def start_provider() -> subprocess.Popen:
     return provider
 
 
-def start_server(audit: Path) -> subprocess.Popen:
+SSE_PORT = 8792
+
+
+def start_server(audit: Path, *extra: str, port: int = PORT) -> subprocess.Popen:
     env = dict(os.environ, OAUTH_RESOURCE_CLIENT_ID="mcp-server", OAUTH_RESOURCE_CLIENT_SECRET="server-secret")
-    server = subprocess.Popen([SERVER, "serve", "--audit-path", str(audit)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [SERVER, "serve", "--audit-path", str(audit), "--bind", f"127.0.0.1:{port}", *extra]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while True:
         try:
-            if httpx.get(f"http://127.0.0.1:{PORT}/health", timeout=1).status_code == 200:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
                 return server
         except httpx.HTTPError:
             pass
@@ -79,6 +87,18 @@ async def connect_and_call(token: str) -> None:
             assert result.content[0].text == "db restarted", result
 
 
+async def over_sse(token: str, audit: Path) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with sse_client(f"http://127.0.0.1:{SSE_PORT}/mcp/sse", headers=headers) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("read_status", {"service": "db"})
+            assert not result.is_error and result.content[0].text == "db is running", result
+    records = [json.loads(line) for line in audit.read_text().splitlines()]
+    called = [record for record in records if record["tool"] == "read_status"]
+    assert called and called[-1]["subject"] == "mcp-agent", records
+
+
 def refused_without_a_token() -> None:
     answer = httpx.post(
         f"http://127.0.0.1:{PORT}/mcp",
@@ -94,13 +114,17 @@ def main() -> None:
     provider = start_provider()
     scratch = tempfile.TemporaryDirectory(prefix="harness-py-oauth-")
     server = start_server(Path(scratch.name) / "audit.jsonl")
+    sse_audit = Path(scratch.name) / "sse-audit.jsonl"
+    sse = start_server(sse_audit, "--transport", "sse", port=SSE_PORT)
     try:
         refused_without_a_token()
         asyncio.run(connect_and_call(client_credentials()))
-        print("test_oauth: 2 passed, 0 failed")
+        asyncio.run(over_sse(client_credentials(), sse_audit))
+        print("test_oauth: 3 passed, 0 failed")
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        for process in (server, sse):
+            process.terminate()
+            process.wait(timeout=10)
         provider.stdin.close()
         provider.wait(timeout=10)
         scratch.cleanup()

@@ -20,10 +20,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::{Stream, StreamExt};
 use rmcp::ServiceExt;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
 use rmcp::service::{RoleServer, Service};
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, PollSender};
+
+use crate::auth::Caller;
 
 /// Messages buffered per session in each direction; a client that floods past this gets 503.
 const SESSION_QUEUE: usize = 64;
@@ -138,6 +140,7 @@ async fn open_stream<H: Service<RoleServer> + Clone>(
 async fn post_message<H: Service<RoleServer> + Clone>(
     State(state): State<Arc<SseState<H>>>,
     Query(query): Query<SessionQuery>,
+    caller: Option<axum::Extension<Arc<Caller>>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -147,11 +150,18 @@ async fn post_message<H: Service<RoleServer> + Clone>(
     if crate::transport::batch::is_batch(&body) {
         return crate::transport::batch::refusal();
     }
-    deliver(&state, &query.session_id, &body).into_response()
+    let caller = caller.map(|axum::Extension(caller)| caller);
+    deliver(&state, &query.session_id, &body, caller).into_response()
 }
 
-/// Hands one message to its session: 202, or why not.
-fn deliver<H>(state: &SseState<H>, session_id: &str, body: &Bytes) -> StatusCode {
+/// Hands one message to its session: 202, or why not. The caller the auth layer accepted for
+/// this POST goes with a request, as rmcp's own transport carries the HTTP request's parts.
+fn deliver<H>(
+    state: &SseState<H>,
+    session_id: &str,
+    body: &Bytes,
+    caller: Option<Arc<Caller>>,
+) -> StatusCode {
     let sender = state
         .sessions
         .lock()
@@ -163,9 +173,12 @@ fn deliver<H>(state: &SseState<H>, session_id: &str, body: &Bytes) -> StatusCode
     };
     let marked = crate::transport::duplicate_keys::mark_duplicate_arguments(body);
     let raw = marked.as_deref().unwrap_or(body);
-    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(raw) else {
+    let Ok(mut message) = serde_json::from_slice::<ClientJsonRpcMessage>(raw) else {
         return StatusCode::BAD_REQUEST;
     };
+    if let (ClientJsonRpcMessage::Request(request), Some(caller)) = (&mut message, caller) {
+        request.request.extensions_mut().insert(caller);
+    }
     match sender.try_send(message) {
         Ok(()) => StatusCode::ACCEPTED,
         Err(mpsc::error::TrySendError::Full(_)) => StatusCode::SERVICE_UNAVAILABLE,
