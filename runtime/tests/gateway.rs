@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness_contract::definition_sha256;
@@ -60,7 +61,7 @@ fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
 
 struct Gateway {
     pipeline: Pipeline,
-    upstreams: Upstreams,
+    upstreams: Arc<Upstreams>,
     dir: tempfile::TempDir,
 }
 
@@ -182,7 +183,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
     pipeline
         .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
         .unwrap();
-    let upstreams = Upstreams::new(upstream);
+    let upstreams = Arc::new(Upstreams::new(upstream));
     upstreams.start().await;
     Gateway {
         pipeline,
@@ -397,15 +398,69 @@ async fn a_changed_definition_is_refused_from_the_next_call() {
     assert_eq!(gateway.call("inject").await.is_error, Some(false));
 }
 
+/// A server of the gateway's tools in this process, doing only what the generated one does
+/// about the listing: advertising `tools.listChanged` and registering its sessions (and
+/// saying when it has).
+#[derive(Clone)]
+struct Listed(Arc<Upstreams>, Arc<tokio::sync::Notify>);
+
+impl rmcp::ServerHandler for Listed {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let capabilities = rmcp::model::ServerCapabilities::builder()
+            .enable_tools()
+            .build();
+        self.0
+            .advertise(rmcp::model::InitializeResult::new(capabilities))
+    }
+
+    async fn on_initialized(
+        &self,
+        context: rmcp::service::NotificationContext<rmcp::service::RoleServer>,
+    ) {
+        self.0.watch_list(context.peer);
+        self.1.notify_one();
+    }
+}
+
+/// A session client that counts the `notifications/tools/list_changed` it is sent.
+#[derive(Clone, Default)]
+struct Told(Arc<tokio::sync::Notify>);
+
+impl rmcp::ClientHandler for Told {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::service::RoleClient>,
+    ) {
+        self.0.notify_one();
+    }
+}
+
 #[tokio::test]
-async fn with_on_drift_drop_a_changed_tool_leaves_the_listing() {
+async fn with_on_drift_drop_a_changed_tool_leaves_the_listing_and_sessions_are_told() {
+    use rmcp::ServiceExt;
     let gateway = gateway(&["rugpull"], OnDrift::Drop, &[]).await;
     let definitions: Vec<rmcp::model::Tool> = NAMES
         .iter()
         .map(|name| tool(name, GATEWAY_GUARDS).to_tool())
         .collect();
     assert_eq!(gateway.upstreams.visible(&definitions).len(), NAMES.len());
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let registered = Arc::new(tokio::sync::Notify::new());
+    let listed = Listed(Arc::clone(&gateway.upstreams), Arc::clone(&registered));
+    let server = tokio::spawn(listed.serve(server_side));
+    let told = Told::default();
+    let session = told.clone().serve(client_side).await.expect("initialized");
+    let _server = server.await.unwrap().expect("served");
+    let capabilities = &session.peer_info().expect("the server's info").capabilities;
+    assert_eq!(
+        capabilities.tools.as_ref().unwrap().list_changed,
+        Some(true)
+    );
+    registered.notified().await;
     gateway.call("echo").await;
+    tokio::time::timeout(Duration::from_secs(20), told.0.notified())
+        .await
+        .expect("the session is told the list changed");
     gateway
         .until("echo to be dropped", |g| {
             g.upstreams.visible(&definitions).len() == NAMES.len() - 1

@@ -12,6 +12,7 @@ use tokio::sync::{Notify, watch};
 use crate::spec::{EndpointSpec, OnDrift, UpstreamSpec};
 use crate::upstream::connect::connect;
 use crate::upstream::handler::{Routes, UpstreamHandler};
+use crate::upstream::listing::Listing;
 use crate::upstream::pins::{PinStatus, compare};
 
 /// The longest wait between two restarts.
@@ -40,10 +41,13 @@ pub(crate) struct Link {
     pub(crate) routes: Arc<Routes>,
     /// Notified by the connection's handler on `notifications/tools/list_changed`.
     list_changed: Arc<Notify>,
+    /// The gateway's own clients, told when a tool this upstream serves leaves or rejoins
+    /// the published list.
+    listing: Arc<Listing>,
 }
 
 impl Link {
-    pub(crate) fn new(spec: &'static UpstreamSpec) -> Self {
+    pub(crate) fn new(spec: &'static UpstreamSpec, listing: Arc<Listing>) -> Self {
         Self {
             spec,
             state: RwLock::new(LinkState::Starting),
@@ -51,6 +55,7 @@ impl Link {
             attempts: watch::Sender::new(0),
             routes: Arc::new(Routes::new(spec.forward)),
             list_changed: Arc::default(),
+            listing,
         }
     }
 
@@ -85,6 +90,11 @@ impl Link {
         };
         let statuses = compare(self.spec.pins, &live);
         let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
+        let published_changed = self.spec.on_drift == OnDrift::Drop
+            && pins
+                .iter()
+                .zip(&statuses)
+                .any(|(old, new)| old.is_drift() != new.is_drift());
         for ((pin, old), new) in self.spec.pins.iter().zip(pins.iter()).zip(&statuses) {
             if old == new {
                 continue;
@@ -116,6 +126,10 @@ impl Link {
             }
         }
         *pins = statuses;
+        drop(pins);
+        if published_changed {
+            self.listing.changed();
+        }
     }
 
     /// Connects, watches and restarts, until restarts run out (or the task is dropped).

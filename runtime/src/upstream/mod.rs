@@ -14,6 +14,7 @@ mod connect;
 mod forward;
 mod handler;
 mod link;
+mod listing;
 mod pins;
 mod reply;
 mod request;
@@ -24,7 +25,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use harness_contract::HarnessOutcome;
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, InitializeResult, Tool};
+use rmcp::service::{Peer, RoleServer};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -32,6 +34,7 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::spec::{OnDrift, UpstreamSpec};
 use crate::upstream::link::{Link, LinkState};
+use crate::upstream::listing::Listing;
 use crate::upstream::pins::PinStatus;
 
 /// Why [`fetch_tools`] could not read an upstream's tools.
@@ -86,6 +89,7 @@ pub struct SchemaError {
 /// Every upstream of a generated server, connected once [`Upstreams::start`] has run.
 pub struct Upstreams {
     links: Vec<Arc<Link>>,
+    listing: Arc<Listing>,
     started: OnceLock<()>,
 }
 
@@ -103,9 +107,41 @@ impl std::fmt::Debug for Upstreams {
 impl Upstreams {
     /// The upstreams of `specs`, not yet connected.
     pub fn new(specs: &'static [UpstreamSpec]) -> Self {
+        let listing = Arc::<Listing>::default();
         Self {
-            links: specs.iter().map(|spec| Arc::new(Link::new(spec))).collect(),
+            links: specs
+                .iter()
+                .map(|spec| Arc::new(Link::new(spec, Arc::clone(&listing))))
+                .collect(),
+            listing,
             started: OnceLock::new(),
+        }
+    }
+
+    /// Whether the published tool list can change while the server runs (an upstream with
+    /// `on_drift = "drop"`): then the server says so in its capabilities (`tools.listChanged`)
+    /// and tells the sessions that [`Upstreams::watch_list`] registered.
+    pub fn list_may_change(&self) -> bool {
+        self.links
+            .iter()
+            .any(|link| link.spec.on_drift == OnDrift::Drop)
+    }
+
+    /// `info` with `tools.listChanged` set where [`Upstreams::list_may_change`].
+    pub fn advertise(&self, mut info: InitializeResult) -> InitializeResult {
+        if self.list_may_change()
+            && let Some(tools) = info.capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
+        info
+    }
+
+    /// Sends `peer` (an initialized session) `notifications/tools/list_changed` whenever a
+    /// tool leaves or rejoins the published list, until its session closes.
+    pub fn watch_list(&self, peer: Peer<RoleServer>) {
+        if self.list_may_change() {
+            self.listing.watch(peer);
         }
     }
 
@@ -135,6 +171,8 @@ impl Upstreams {
             for link in &self.links {
                 tokio::spawn(Arc::clone(link).supervise());
             }
+            let listing = Arc::clone(&self.listing);
+            tokio::spawn(async move { listing.announce().await });
         });
         futures::future::join_all(self.links.iter().map(|link| link.first_attempt())).await;
     }

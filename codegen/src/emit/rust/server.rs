@@ -151,6 +151,8 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
         init,
         accessor,
         visible,
+        info,
+        initialized,
     } = &gateway;
     quote! {
         /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
@@ -233,8 +235,10 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
 
         impl<T: Tools> #rt::rmcp::ServerHandler for Harness<T> {
             fn get_info(&self) -> #rt::rmcp::model::ServerConfig {
-                SERVER.server_info()
+                #info
             }
+
+            #initialized
 
             async fn list_tools(
                 &self,
@@ -276,6 +280,8 @@ struct Gateway {
     init: TokenStream,
     accessor: TokenStream,
     visible: TokenStream,
+    info: TokenStream,
+    initialized: TokenStream,
 }
 
 impl Gateway {
@@ -288,6 +294,8 @@ impl Gateway {
                 init: TokenStream::new(),
                 accessor: TokenStream::new(),
                 visible: quote!(Ok(self.pipeline.list_tools(&self.definitions))),
+                info: quote!(SERVER.server_info()),
+                initialized: TokenStream::new(),
             };
         }
         Self {
@@ -303,6 +311,16 @@ impl Gateway {
             visible: quote!(Ok(self
                 .pipeline
                 .list_tools(&self.upstreams.visible(&self.definitions)))),
+            // Where that can happen, the capability says so and each session is told.
+            info: quote!(self.upstreams.advertise(SERVER.server_info())),
+            initialized: quote! {
+                async fn on_initialized(
+                    &self,
+                    context: #rt::rmcp::service::NotificationContext<#rt::rmcp::service::RoleServer>,
+                ) {
+                    self.upstreams.watch_list(context.peer);
+                }
+            },
         }
     }
 }
