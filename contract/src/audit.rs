@@ -56,6 +56,11 @@ pub enum HarnessOutcome {
     /// An idempotency key used again with other arguments, or while its first call still
     /// runs; the body never ran.
     IdempotencyConflict,
+    /// The tool already ran its `max_concurrent` calls; the body never ran.
+    Busy,
+    /// The server already had its `max_in_flight` calls in flight and shed this one; nothing
+    /// of it ran.
+    Shed,
 }
 
 contract_enum!(HarnessOutcome {
@@ -74,6 +79,8 @@ contract_enum!(HarnessOutcome {
     NotConfirmed => "not_confirmed",
     Replayed => "replayed",
     IdempotencyConflict => "idempotency_conflict",
+    Busy => "busy",
+    Shed => "shed",
 });
 
 /// When audit records reach the disk.

@@ -30,6 +30,10 @@ pub struct Server {
     /// several rounds; `serve` refuses to start when it is named but unset. The key never
     /// goes in the manifest.
     pub request_state_key_env: Option<String>,
+    /// Tool calls in flight at once in this process (1 to 100000); one more is shed at once
+    /// with `ServerBusy` rather than queued. Default: no bound of its own (over HTTP,
+    /// `[transport] max_connections` already bounds calls in flight, one per request).
+    pub max_in_flight: Option<u32>,
 }
 
 fn yes() -> bool {

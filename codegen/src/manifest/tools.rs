@@ -45,6 +45,10 @@ pub struct Guards {
     pub rate_limit: Option<RateLimit>,
     /// Time limit of the body in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// Calls of this tool whose body runs at once in this process (1 to 100000); one more is
+    /// refused at once with `ToolBusy`, not queued. A place is given back when the body ends,
+    /// times out, panics or is cancelled.
+    pub max_concurrent: Option<u32>,
     /// Table blockade: an array of at least `max_rows` objects is refused or summarized.
     pub tabular: Option<Tabular>,
     /// Decoded bytes of binary content (images, audio, embedded blobs) one result may carry

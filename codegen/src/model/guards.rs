@@ -17,6 +17,8 @@ pub struct GuardPolicy {
     pub rate_limit: Option<RateLimitPolicy>,
     /// Body time limit.
     pub timeout_ms: Option<u64>,
+    /// Bodies running at once.
+    pub max_concurrent: Option<u32>,
     /// Panics become an envelope (true) or a JSON-RPC error (false).
     pub catch_unhandled: bool,
     /// `(max_rows, action)`.
@@ -72,8 +74,46 @@ pub use harness_contract::guards::{
     DEFAULT_MAX_BYTES, DEFAULT_MIME_TYPES, DEFAULT_REDACT_SECRETS, DEFAULT_TABULAR, MIN_MAX_CHARS,
 };
 
+/// Largest `max_concurrent` and `[server] max_in_flight`: more calls at once than one
+/// process serves (each holds a task, and over HTTP a connection), so a typo rather than a
+/// bound.
+pub(crate) const MAX_CALLS_AT_ONCE: u32 = 100_000;
+
+/// Checks a bound on calls at once (`max_concurrent`, `max_in_flight`) at `at`.
+pub(crate) fn check_calls_at_once(
+    key: &str,
+    value: Option<u32>,
+    at: ManifestPath,
+    errors: &ErrorSink<'_>,
+) {
+    match value {
+        Some(0) => errors.report(
+            Diagnostic::value(at, format!("{key} must be at least 1"))
+                .label("zero")
+                .help("a zero bound would refuse every call; remove the key to have no bound"),
+        ),
+        Some(max) if max > MAX_CALLS_AT_ONCE => errors.report(
+            Diagnostic::value(
+                at,
+                format!("{key} {max} is more calls at once than one process serves"),
+            )
+            .label("too large")
+            .help(format!(
+                "use at most {MAX_CALLS_AT_ONCE}, or remove the key to have no bound"
+            )),
+        ),
+        _ => {}
+    }
+}
+
 /// Checks guard values that no type can rule out.
 pub(crate) fn check_guards(guards: &Guards, path: &ManifestPath, errors: &ErrorSink<'_>) {
+    check_calls_at_once(
+        "max_concurrent",
+        guards.max_concurrent,
+        path.key("max_concurrent"),
+        errors,
+    );
     let positive = [
         ("max_lines", guards.max_lines),
         ("timeout_ms", guards.timeout_ms),
@@ -316,6 +356,7 @@ fn resolve_guards(
                 per: limit.per,
             }),
         timeout_ms: tool.timeout_ms.or(defaults.timeout_ms),
+        max_concurrent: tool.max_concurrent.or(defaults.max_concurrent),
         catch_unhandled: tool
             .catch_unhandled
             .or(defaults.catch_unhandled)

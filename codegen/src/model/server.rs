@@ -40,6 +40,8 @@ pub struct ServerModel {
     pub instructions: Option<String>,
     /// The variable holding the request-state key.
     pub request_state_key_env: Option<String>,
+    /// Tool calls in flight at once.
+    pub max_in_flight: Option<u32>,
 }
 
 /// The validated `[transport]` table.
@@ -108,12 +110,19 @@ pub(crate) fn server(server: &manifest::Server, errors: &ErrorSink<'_>) -> Serve
                 .help("use uppercase letters, digits and `_`, e.g. \"HARNESS_REQUEST_STATE_KEY\"; the key never goes in the manifest"),
         );
     }
+    crate::model::guards::check_calls_at_once(
+        "max_in_flight",
+        server.max_in_flight,
+        path.key("max_in_flight"),
+        errors,
+    );
     ServerModel {
         name: server.name.clone(),
         version: server.version.clone(),
         title: server.title.clone(),
         instructions: server.instructions.clone(),
         request_state_key_env: server.request_state_key_env.clone(),
+        max_in_flight: server.max_in_flight,
     }
 }
 

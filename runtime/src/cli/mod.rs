@@ -560,6 +560,7 @@ mod tests {
             manifest_sha256: "",
             catalog: crate::catalog::CatalogSpec::EMPTY,
             request_state_key_env: None,
+            max_in_flight: None,
         }
     }
 

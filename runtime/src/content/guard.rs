@@ -272,6 +272,7 @@ mod tests {
     const GUARDS: GuardSpec = GuardSpec {
         rate_limit: None,
         timeout_ms: None,
+        max_concurrent: None,
         catch_unhandled: true,
         tabular: None,
         max_lines: Some(3),

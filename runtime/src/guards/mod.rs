@@ -1,10 +1,12 @@
 //! The guards at the tool boundary, one file each, in pipeline order:
-//! [`rate_limit`] (in this process, or in Redis with the `redis` feature: `redis_window`) ->
-//! (validate) -> `idempotency` keys (in memory or in Redis) -> (confirm, execute) ->
-//! [`tabular`] -> [`lines`] -> [`strip`] -> [`redact`] -> [`chars`] (`schema_cap` for a result
-//! with a declared schema).
+//! `concurrency` (`[server] max_in_flight`) -> [`rate_limit`] (in this process, or in Redis
+//! with the `redis` feature: `redis_window`) -> (validate) -> `idempotency` keys (in memory or
+//! in Redis) -> (confirm) -> `concurrency` (`max_concurrent`) -> (execute) -> [`tabular`] ->
+//! [`lines`] -> [`strip`] -> [`redact`] -> [`chars`] (`schema_cap` for a result with a
+//! declared schema).
 
 pub mod chars;
+pub(crate) mod concurrency;
 pub(crate) mod idempotency;
 pub mod lines;
 pub(crate) mod rate_limit;

@@ -61,6 +61,11 @@ pub mod codes {
     pub const IDEMPOTENCY_KEY_IN_FLIGHT: &str = "IdempotencyKeyInFlight";
     /// The idempotency store (Redis) did not answer; the body never ran.
     pub const IDEMPOTENCY_STORE_UNAVAILABLE: &str = "IdempotencyStoreUnavailable";
+    /// The tool already runs its `max_concurrent` calls at once; the body never ran.
+    pub const TOOL_BUSY: &str = "ToolBusy";
+    /// The server already has its `[server] max_in_flight` calls in flight and shed this one
+    /// (the HTTP answer would be 503); nothing of it ran.
+    pub const SERVER_BUSY: &str = "ServerBusy";
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";

@@ -18,6 +18,7 @@ use crate::content::Block;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::context::CallContext;
 use crate::error::ToolError;
+use crate::guards::concurrency::Slots;
 use crate::guards::redact::{self, Redactions};
 use crate::guards::tabular::{self, TabularAction};
 use crate::guards::{lines, rewrite_strings, strip};
@@ -33,12 +34,12 @@ use crate::pipeline::result::{self, Output, with_meta};
 use crate::spec::{GuardSpec, ToolSpec};
 
 impl Pipeline {
-    /// Runs a validated call of `spec` (`args`, and as JSON for the audit): how it ended, and
-    /// whether the body ran (a call refused before it never did).
+    /// Runs a validated call of `spec` (`args`, and as JSON for the audit), with its declared
+    /// result and its places for the body: how it ended, and whether the body ran (a call
+    /// refused before it never did).
     pub(super) async fn execute<A, O, F, Fut>(
         &self,
-        spec: &'static ToolSpec,
-        declared: Option<&Declared>,
+        (spec, declared, running): (&'static ToolSpec, Option<&Declared>, Option<&Slots>),
         call: &Call,
         trace_id: &str,
         (args, args_json): (A, Value),
@@ -67,6 +68,15 @@ impl Pipeline {
                 return (outcome, false);
             }
         }
+        // Taken once confirmed, so a question waiting on the user holds no place; given back
+        // when this future ends or drops, however the body ended.
+        let _running = match running.map(|slots| (slots, slots.try_enter())) {
+            Some((slots, None)) => {
+                return (refused(Refusal::ToolBusy(slots.max()), args_json), false);
+            }
+            Some((_, place)) => place,
+            None => None,
+        };
         let ran = self
             .run_body(
                 spec,

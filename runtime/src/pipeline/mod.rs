@@ -1,5 +1,6 @@
-//! The guard pipeline of one `tools/call`, in order: trace -> rate limit -> validate ->
-//! idempotency key -> confirm (`confirm = true` tools) -> execute (timeout, panics caught, cancellation honoured)
+//! The guard pipeline of one `tools/call`, in order: trace -> in-flight bound (`[server]
+//! max_in_flight`) -> rate limit -> validate -> idempotency key -> confirm (`confirm = true`
+//! tools) -> concurrency bound (`max_concurrent`) -> execute (timeout, panics caught, cancellation honoured)
 //! -> tabular blockade -> line cap -> tag strip -> secret redaction -> char cap -> envelope ->
 //! audit (and OTLP export, with the `otel` feature).
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
@@ -31,6 +32,7 @@ use serde_json::{Value, json};
 use crate::audit::{AuditLog, AuditRecord, args_sha256};
 use crate::context::CallContext;
 use crate::error::ToolError;
+use crate::guards::concurrency::Slots;
 use crate::guards::idempotency::IdempotencyStore;
 use crate::guards::rate_limit::{Admission, RateLimiter, SharedStore, StoreError};
 use crate::spec::{ServerSpec, StoreUnreachable, ToolSpec};
@@ -72,6 +74,8 @@ struct ToolState {
     counters: Counters,
     declared: Option<Declared>,
     idempotency: Option<IdempotencyStore>,
+    /// Places for the body, with `max_concurrent`.
+    running: Option<Slots>,
 }
 
 /// The shared state of every call: per-tool guards and counters, and the audit log.
@@ -79,6 +83,8 @@ struct ToolState {
 pub struct Pipeline {
     server: &'static ServerSpec,
     tools: Vec<ToolState>,
+    /// Places for calls in flight, with `[server] max_in_flight`.
+    in_flight: Option<Slots>,
     audit: OnceLock<AuditLog>,
     started: Instant,
     /// The key sealing input-required request state, when the manifest names one.
@@ -135,11 +141,13 @@ impl Pipeline {
                         (server.name, spec.name),
                     )
                 }),
+                running: spec.guards.max_concurrent.map(Slots::new),
             })
             .collect();
         Self {
             server,
             tools,
+            in_flight: server.max_in_flight.map(Slots::new),
             audit: OnceLock::new(),
             started: Instant::now(),
             state_key: server
@@ -340,6 +348,18 @@ impl Pipeline {
     {
         let guards = &tool.spec.guards;
         let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
+        // First, before anything spends work or a rate-limit admission on a call that is shed.
+        let _in_flight = match self
+            .in_flight
+            .as_ref()
+            .map(|slots| (slots, slots.try_enter()))
+        {
+            Some((slots, None)) => {
+                return refused(Refusal::ServerBusy(slots.max()), call.raw_arguments());
+            }
+            Some((_, place)) => place,
+            None => None,
+        };
         if let Some(limiter) = &tool.limiter {
             let subject = call.caller.as_deref().map(|caller| caller.subject.as_str());
             match limiter.acquire(subject).await {
@@ -380,9 +400,15 @@ impl Pipeline {
             },
             None => None,
         };
-        let declared = tool.declared.as_ref();
+        let (declared, running) = (tool.declared.as_ref(), tool.running.as_ref());
         let (outcome, ran) = self
-            .execute(tool.spec, declared, call, trace_id, (args, args_json), body)
+            .execute(
+                (tool.spec, declared, running),
+                call,
+                trace_id,
+                (args, args_json),
+                body,
+            )
             .await;
         if let Some(reservation) = reservation {
             idempotent::finish(reservation, &outcome, ran, trace_id).await;

@@ -21,6 +21,10 @@ pub(crate) enum Refusal {
     RateLimited(String),
     /// Redis could not be asked and the manifest says refuse.
     RateLimitStoreUnavailable,
+    /// The tool already runs its `max_concurrent` (the value) calls.
+    ToolBusy(u32),
+    /// The server already has its `max_in_flight` (the value) calls in flight.
+    ServerBusy(u32),
     /// The arguments failed strict validation.
     InvalidArguments(ArgErrors),
     /// The client cancelled the call.
@@ -119,6 +123,18 @@ impl Refusal {
                 Envelope,
                 "The rate limit could not be checked, so the call was not run. Retry shortly."
                     .into(),
+            ),
+            Self::ToolBusy(max) => (
+                codes::TOOL_BUSY,
+                Audit::Busy,
+                Envelope,
+                format!("This tool already runs {max} calls at once, its limit, so this one did not run. Retry in a few seconds, or once an earlier call has finished.").into(),
+            ),
+            Self::ServerBusy(max) => (
+                codes::SERVER_BUSY,
+                Audit::Shed,
+                Envelope,
+                format!("The server is busy ({max} calls in flight, its limit), so this call did not run. Retry in a few seconds.").into(),
             ),
             Self::InvalidArguments(errors) => (
                 codes::INVALID_ARGUMENTS,
@@ -282,6 +298,8 @@ mod tests {
         let rows = [
             Refusal::RateLimited("Retry after 3 s.".into()),
             Refusal::RateLimitStoreUnavailable,
+            Refusal::ToolBusy(2),
+            Refusal::ServerBusy(256),
             Refusal::InvalidArguments(ArgErrors::default()),
             Refusal::Cancelled,
             Refusal::Timeout(5),
@@ -320,6 +338,8 @@ mod tests {
                     "rate_limit_unavailable",
                     Reply::Envelope
                 ),
+                ("ToolBusy", "busy", Reply::Envelope),
+                ("ServerBusy", "shed", Reply::Envelope),
                 ("InvalidArguments", "invalid_arguments", Reply::Envelope),
                 ("Cancelled", "cancelled", Reply::Envelope),
                 ("ToolTimeoutError", "timeout", Reply::Envelope),

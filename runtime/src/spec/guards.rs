@@ -43,6 +43,8 @@ pub struct GuardSpec {
     pub rate_limit: Option<RateLimitSpec>,
     /// Time limit of the body, in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// Calls whose body runs at once in this process; one more is refused (`ToolBusy`).
+    pub max_concurrent: Option<u32>,
     /// Panics become an `InternalError` envelope (true) or a JSON-RPC internal error (false);
     /// either way the call is answered.
     pub catch_unhandled: bool,
@@ -74,6 +76,7 @@ impl GuardSpec {
     pub const NONE: Self = Self {
         rate_limit: None,
         timeout_ms: None,
+        max_concurrent: None,
         catch_unhandled: true,
         tabular: None,
         max_lines: None,

@@ -131,6 +131,9 @@ pub struct ServerSpec {
     /// (2026-07-28); without one, a body may still ask, but earlier rounds' answers are not
     /// carried to later ones.
     pub request_state_key_env: Option<&'static str>,
+    /// Calls (`tools/call`) in flight at once in this process; past it a call is shed
+    /// (`ServerBusy`) rather than queued. `None`: no bound but the transport's own.
+    pub max_in_flight: Option<u32>,
 }
 
 impl ServerSpec {

@@ -29,12 +29,14 @@ pub(crate) const SERVER: ServerSpec = ServerSpec {
     manifest_sha256: "",
     catalog: harness_runtime::catalog::CatalogSpec::EMPTY,
     request_state_key_env: None,
+    max_in_flight: None,
 };
 
 /// Panics caught, tags stripped and secrets redacted (the defaults); no other guard.
 pub(crate) const GUARDS: GuardSpec = GuardSpec {
     rate_limit: None,
     timeout_ms: None,
+    max_concurrent: None,
     catch_unhandled: true,
     tabular: None,
     max_lines: None,

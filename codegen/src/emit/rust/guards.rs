@@ -32,12 +32,14 @@ pub(crate) fn guard_spec(guards: &GuardPolicy) -> TokenStream {
         let (kind, pattern) = (&added.kind, raw_string(&added.pattern));
         quote!(#rt::RedactPattern { kind: #kind, pattern: #pattern })
     });
+    let max_concurrent = opt(guards.max_concurrent.map(int));
     let max_bytes = int(guards.max_bytes);
     let (mime_types, link_schemes) = (&guards.mime_types, &guards.link_schemes);
     quote! {
         #rt::GuardSpec {
             rate_limit: #rate_limit,
             timeout_ms: #timeout_ms,
+            max_concurrent: #max_concurrent,
             catch_unhandled: #catch_unhandled,
             tabular: #tabular,
             max_lines: #max_lines,

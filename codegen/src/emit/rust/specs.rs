@@ -45,6 +45,7 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let tool_specs = model.tools.iter().map(tool_spec);
     let catalog = crate::emit::rust::catalog::catalog_spec(model);
     let request_state_key_env = opt_str(server.request_state_key_env.as_ref());
+    let max_in_flight = opt(server.max_in_flight.map(int));
     // Without the runtime's `redis` feature the build stops with how to turn it on.
     let require_redis = model
         .uses_redis_rate_limits()
@@ -95,6 +96,7 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
             manifest_sha256: #manifest_sha256,
             catalog: #catalog,
             request_state_key_env: #request_state_key_env,
+            max_in_flight: #max_in_flight,
         };
 
         /// Every tool as `tools/list` publishes it, in manifest order.
