@@ -6,7 +6,9 @@
 //!   file, and with OpenTelemetry export on as well (`pipeline_audited_otlp`: a span and two
 //!   metric points per call, sent by the SDK's own threads to an endpoint nobody listens on).
 //!   With export off (the default) a call pays one `Option` check for it. The body hands back a
-//!   prebuilt payload, built outside the timed region;
+//!   prebuilt payload, built outside the timed region; `pipeline_bounded` adds
+//!   `[server] max_in_flight` and every tool's `max_concurrent` (two places taken and given
+//!   back per call) to the plain pipeline;
 //! - `validator`: the generated validator alone, on valid and invalid arguments.
 //!
 //! `cargo bench -p harness-bench --bench guards`; `cargo test -p harness-bench --benches` runs
@@ -19,6 +21,7 @@ use harness_bench::generated::{EchoArgs, ListOrdersArgs, SERVER, SearchLogsArgs,
 use harness_bench::payloads;
 use harness_runtime::ToolError;
 use harness_runtime::audit::AuditLog;
+use harness_runtime::spec::{GuardSpec, ServerSpec, ToolSpec};
 use harness_runtime::validate::{FromArguments, JsonObject};
 use harness_runtime::{Call, Pipeline};
 use serde_json::{Value, json};
@@ -67,6 +70,25 @@ static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
 });
 
 static PLAIN: LazyLock<Pipeline> = LazyLock::new(|| Pipeline::new(&SERVER, TOOLS));
+
+static BOUNDED_SERVER: LazyLock<ServerSpec> = LazyLock::new(|| ServerSpec {
+    max_in_flight: Some(256),
+    ..SERVER
+});
+
+static BOUNDED: LazyLock<Pipeline> = LazyLock::new(|| {
+    let tools = TOOLS
+        .iter()
+        .map(|tool| ToolSpec {
+            guards: GuardSpec {
+                max_concurrent: Some(64),
+                ..tool.guards
+            },
+            ..*tool
+        })
+        .collect::<Vec<_>>();
+    Pipeline::new(&BOUNDED_SERVER, tools.leak())
+});
 
 static AUDITED: LazyLock<Pipeline> = LazyLock::new(|| audited(Pipeline::new(&SERVER, TOOLS)));
 
@@ -141,6 +163,12 @@ fn run_pipeline(bencher: Bencher, pipeline: &'static Pipeline, payload: Payload)
 #[divan::bench(args = PAYLOADS)]
 fn pipeline(bencher: Bencher, payload: Payload) {
     run_pipeline(bencher, &PLAIN, payload);
+}
+
+/// The whole pipeline, audit off, with both bounds on calls at once.
+#[divan::bench]
+fn pipeline_bounded(bencher: Bencher) {
+    run_pipeline(bencher, &BOUNDED, Payload::SmallJson);
 }
 
 /// The whole pipeline with the audit record (hash of the arguments, JSON line, write).
