@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use harness_runtime::audit::AuditLog;
 use harness_runtime::spec::*;
-use harness_runtime::validate::NoArguments;
+use harness_runtime::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, NoArguments};
 use harness_runtime::{Call, CallContext, Pipeline, ToolError};
 use rmcp::model::CallToolResult;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -23,8 +23,9 @@ const PAIR: usize = 0;
 const SINGLE_TIMED: usize = 1;
 const SINGLE: usize = 2;
 const FREE: usize = 3;
+const REFUND: usize = 4;
 
-static TOOLS: [ToolSpec; 4] = [
+static TOOLS: [ToolSpec; 5] = [
     tool(
         "pair",
         GuardSpec {
@@ -48,7 +49,34 @@ static TOOLS: [ToolSpec; 4] = [
         },
     ),
     tool("free", GUARDS),
+    ToolSpec {
+        write: WriteSpec {
+            confirm: false,
+            idempotency: Some(IdempotencySpec {
+                argument: "request_id",
+                window_seconds: 60,
+                backend: RateLimitBackend::Memory,
+            }),
+        },
+        ..tool(
+            "refund",
+            GuardSpec {
+                max_concurrent: Some(1),
+                ..GUARDS
+            },
+        )
+    },
 ];
+
+/// `refund`'s arguments: any object (the idempotency key is read from it).
+#[derive(serde::Serialize)]
+struct Refund(JsonObject);
+
+impl FromArguments for Refund {
+    fn from_arguments(object: &JsonObject, _: ArgPath<'_>, _: &mut ArgErrors) -> Option<Self> {
+        Some(Self(object.clone()))
+    }
+}
 
 /// Two calls in flight at most, whichever tools they call.
 static BUSY_SERVER: ServerSpec = ServerSpec {
@@ -81,13 +109,24 @@ impl Gate {
         index: usize,
         cancellation: CancellationToken,
     ) -> JoinHandle<CallToolResult> {
+        self.hold_with::<NoArguments>(pipeline, (index, JsonObject::new()), cancellation)
+            .await
+    }
+
+    /// [`Gate::hold`] with these arguments, validated as `A`.
+    async fn hold_with<A: FromArguments + serde::Serialize + Send + 'static>(
+        &mut self,
+        pipeline: &'static Pipeline,
+        (index, arguments): (usize, JsonObject),
+        cancellation: CancellationToken,
+    ) -> JoinHandle<CallToolResult> {
         let (entered, open) = (self.entered.clone(), Arc::clone(&self.open));
-        let body = move |_: NoArguments, _: CallContext| async move {
+        let body = move |_: A, _: CallContext| async move {
             entered.send(()).expect("the test listens");
             open.acquire().await.expect("never closed").forget();
             Ok::<_, ToolError>("done")
         };
-        let call = Call::new(Some(Default::default()), None, cancellation);
+        let call = Call::new(Some(arguments), None, cancellation);
         let running = tokio::spawn(async move { pipeline.run(index, call, body).await.unwrap() });
         self.started.recv().await.expect("the body started");
         running
@@ -242,4 +281,34 @@ async fn max_in_flight_sheds_the_call_past_it_across_tools_until_one_finishes() 
         audit_outcomes(&audit),
         ["\"shed\"", "\"ok\"", "\"ok\"", "\"ok\""]
     );
+}
+
+#[tokio::test]
+async fn an_idempotency_key_refused_as_busy_is_not_kept_and_its_retry_runs() {
+    let (pipeline, audit) = pipeline(&SERVER);
+    let mut gate = Gate::new();
+    let key = |id: &str| json!({ "request_id": id }).as_object().cloned().unwrap();
+    let held = gate
+        .hold_with::<Refund>(pipeline, (REFUND, key("first")), CancellationToken::new())
+        .await;
+    let runs = AtomicU32::new(0);
+    let refund = |id: &'static str| {
+        let call = Call::new(Some(key(id)), None, CancellationToken::new());
+        let runs = &runs;
+        pipeline.run(REFUND, call, move |_: Refund, _: CallContext| async move {
+            runs.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, ToolError>("refunded")
+        })
+    };
+    assert_eq!(
+        error_code(&refund("second").await.unwrap()),
+        Some("ToolBusy")
+    );
+    gate.release(1);
+    assert_eq!(held.await.unwrap().is_error, Some(false));
+    // Neither the busy reply replayed nor the key still held as running: the body runs now.
+    let retried = refund("second").await.unwrap();
+    assert_eq!(retried.is_error, Some(false), "{retried:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    assert_eq!(audit_outcomes(&audit), ["\"busy\"", "\"ok\"", "\"ok\""]);
 }
