@@ -33,6 +33,10 @@ PINNED = {
     "get-resource-reference",
     "trigger-long-running-operation",
     "get-env",
+    # Pinned with `forward`: their requests reach the client that calls them.
+    "trigger-sampling-request",
+    "trigger-elicitation-request",
+    "get-roots-list",
 }
 
 
