@@ -7,9 +7,12 @@ pub(crate) mod completion;
 pub(crate) mod prompts;
 pub(crate) mod record;
 pub(crate) mod resources;
+pub(crate) mod subscriptions;
+pub(crate) mod updates;
 pub(crate) mod uri_template;
 
 pub use self::resources::{Resolved, ResourceBody, TemplateRead};
+pub use self::subscriptions::NotSubscribable;
 pub use crate::spec::catalog::{
     CacheSpec, CatalogSpec, MessageSpec, PromptSpec, PromptValidator, ResourceContent,
     ResourceSpec, RoleSpec, TemplateSpec, VariableKind,

@@ -401,6 +401,7 @@ fn serve<S: GeneratedServer>(
     }
     .map(|mut options| {
         options.upstreams = server.upstreams();
+        options.draining = server.pipeline().subscriptions_closing();
         options
     });
     // The audit file exists before the first request can arrive: "never called" must leave

@@ -92,6 +92,8 @@ pub struct Pipeline {
     /// Spans and metrics over OTLP, when the environment names a collector (or why not).
     #[cfg(feature = "otel")]
     telemetry: Result<Option<crate::telemetry::Telemetry>, String>,
+    /// Updates of subscribable resources, to the open `subscriptions/listen` streams.
+    updates: crate::catalog::updates::Updates,
 }
 
 /// Why a server cannot start serving: checked by `serve`, `call` and `embed::router` before
@@ -156,6 +158,7 @@ impl Pipeline {
             #[cfg(feature = "otel")]
             telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
                 .map_err(|error| error.to_string()),
+            updates: crate::catalog::updates::Updates::default(),
         }
     }
 
@@ -199,6 +202,11 @@ impl Pipeline {
     /// The server's static description.
     pub(crate) fn server(&self) -> &'static ServerSpec {
         self.server
+    }
+
+    /// Updates of subscribable resources and the listen streams they go to.
+    pub(crate) fn updates(&self) -> &crate::catalog::updates::Updates {
+        &self.updates
     }
 
     /// Installs the audit log; every later call is recorded. Returns the log back if one

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use harness_contract::transport::defaults;
 use rmcp::model::{
-    DiscoverResult, Implementation, InitializeResult, PromptsCapability, ProtocolVersion,
-    ResourcesCapability, ServerCapabilities, Tool, ToolAnnotations,
+    Implementation, InitializeResult, PromptsCapability, ResourcesCapability, ServerCapabilities,
+    Tool, ToolAnnotations,
 };
 
 use crate::audit::AuditSpec;
@@ -137,7 +137,10 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
-    /// The `initialize` result advertising tools.
+    /// The `initialize` result advertising tools, and what the manifest has besides them;
+    /// `server/discover` (2026-07-28) answers with the same capabilities, `resources.subscribe`
+    /// included: 2025-11-25 clients use it with `resources/subscribe`, 2026-07-28 clients with
+    /// `subscriptions/listen`.
     #[allow(
         deprecated,
         reason = "bodies may log to 2025-11-25 clients; rmcp marks MCP logging deprecated (SEP-2577)"
@@ -231,19 +234,6 @@ impl RateLimitStoreSpec {
             key_prefix: store_defaults::KEY_PREFIX,
         }
     };
-}
-
-impl ServerSpec {
-    /// `server/discover` (2026-07-28): the capabilities of [`ServerSpec::server_info`] without
-    /// resource subscriptions, which that revision serves through `subscriptions/listen`, which
-    /// this server does not offer.
-    pub fn discover_result(&self, versions: Vec<ProtocolVersion>) -> DiscoverResult {
-        let mut info = self.server_info();
-        if let Some(resources) = &mut info.capabilities.resources {
-            resources.subscribe = None;
-        }
-        DiscoverResult::from_server_info(versions, info)
-    }
 }
 
 impl ToolSpec {

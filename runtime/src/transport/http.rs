@@ -62,6 +62,11 @@ pub struct HttpOptions {
     pub limits: HttpLimits,
     /// The OAuth 2.1 resource server in front of the MCP endpoints (`[auth]`).
     pub auth: Option<Arc<Authenticator>>,
+    /// Cancelled by [`serve_http`] when a shutdown begins, before it waits for the calls in
+    /// flight: the server's `Pipeline::subscriptions_closing`, so that open
+    /// `subscriptions/listen` streams, which are requests that never finish on their own,
+    /// end with their final result instead of holding the shutdown for the grace period.
+    pub draining: CancellationToken,
 }
 
 /// The manifest turns auth on but the token's variable is unset or empty.
@@ -102,6 +107,7 @@ impl HttpOptions {
             upstreams: None,
             limits: HttpLimits::from_spec(&transport),
             auth: None,
+            draining: CancellationToken::new(),
         })
     }
 
@@ -251,10 +257,12 @@ pub async fn serve_http<H: ServerHandler + Clone>(
     let grace = options.shutdown_grace;
     tokio::spawn({
         let (signalled, shutdown) = (signalled.clone(), shutdown.clone());
+        let draining = options.draining.clone();
         async move {
             shutdown_signal().await;
             tracing::info!(?grace, "shutting down: waiting for calls in flight");
             signalled.cancel();
+            draining.cancel();
             if tokio::time::timeout(grace, in_flight.wait_idle())
                 .await
                 .is_err()

@@ -209,18 +209,22 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
     }
     if catalog.resources.iter().any(|resource| resource.subscribe) {
         methods.push(quote! {
-            #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 has subscriptions/listen, which this server does not offer")]
+            #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 clients listen (subscriptions/listen, below)")]
             async fn subscribe(&self, request: #rt::rmcp::model::SubscribeRequestParams, _context: #context) -> Result<(), #error> {
                 self.pipeline.check_subscription(&request.uri)
             }
 
-            #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 has subscriptions/listen, which this server does not offer")]
+            #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 clients listen (subscriptions/listen, below)")]
             async fn unsubscribe(&self, request: #rt::rmcp::model::UnsubscribeRequestParams, _context: #context) -> Result<(), #error> {
                 self.pipeline.check_subscription(&request.uri)
             }
 
-            async fn discover(&self, _context: #context) -> Result<#rt::rmcp::model::DiscoverResult, #error> {
-                Ok(SERVER.discover_result(#rt::rmcp::ServerHandler::supported_protocol_versions(self).into_owned()))
+            fn accepted_subscription_filter(&self, requested: &#rt::rmcp::model::SubscriptionFilter) -> Option<#rt::rmcp::model::SubscriptionFilter> {
+                Some(self.pipeline.accepted_subscriptions(requested))
+            }
+
+            async fn listen(&self, subscription: #rt::rmcp::service::SubscriptionContext) -> Result<(), #error> {
+                self.pipeline.listen(subscription).await
             }
         });
     }

@@ -1,0 +1,147 @@
+//! `subscriptions/listen` (MCP 2026-07-28) for the resources the manifest marks
+//! `subscribe = true`: what a listen request is acknowledged with, the stream that carries
+//! `notifications/resources/updated` until the client goes or the server shuts down, and the
+//! call that publishes an update.
+//!
+//! rmcp sends the acknowledgment (tagged with the subscription id) before
+//! [`Pipeline::listen`] runs and tags every notification the stream sends; this file decides
+//! what is honoured and what is sent. Only resource subscriptions are honoured: the tool,
+//! prompt and resource lists of a generated server change only with a new build, so the
+//! list-changed kinds are never advertised and always left out of the acknowledgment, as the
+//! specification asks of notification types a server does not support.
+
+use rmcp::model::{ErrorData, SubscriptionFilter};
+use rmcp::service::{SubscriptionContext, SubscriptionSendError};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::pipeline::Pipeline;
+
+/// [`Pipeline::resource_updated`] was given a URI no listener may subscribe to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is not a resource of this server that clients may subscribe to")]
+pub struct NotSubscribable(pub String);
+
+impl Pipeline {
+    /// Whether `uri` is a resource the manifest marks `subscribe = true`.
+    fn subscribable(&self, uri: &str) -> bool {
+        self.server()
+            .catalog
+            .resources
+            .iter()
+            .any(|resource| resource.subscribe && resource.uri == uri)
+    }
+
+    /// What this server honours of a `subscriptions/listen` filter: the requested resource
+    /// URIs that name a subscribable resource. A URI that does not (an unknown one, a
+    /// template's, a resource without `subscribe = true`) is left out of the acknowledgment
+    /// rather than refused: the specification's acknowledgment is the subset the server
+    /// agreed to honour, and the client compares it with what it asked for.
+    pub fn accepted_subscriptions(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+        let Some(asked) = &requested.resource_subscriptions else {
+            return SubscriptionFilter::new();
+        };
+        // Walking the catalog, not the request, bounds the work by the manifest however many
+        // URIs a request names.
+        let accepted: Vec<&str> = self
+            .server()
+            .catalog
+            .resources
+            .iter()
+            .filter(|resource| resource.subscribe && asked.iter().any(|uri| uri == resource.uri))
+            .map(|resource| resource.uri)
+            .collect();
+        if accepted.is_empty() {
+            return SubscriptionFilter::new();
+        }
+        SubscriptionFilter::builder()
+            .resource_subscriptions(accepted)
+            .build()
+    }
+
+    /// Runs one acknowledged listen stream: every update of an accepted resource becomes a
+    /// `notifications/resources/updated` on it. It ends when the client cancels it or goes
+    /// away (rmcp then sends nothing more), and when the server tears it down
+    /// ([`Pipeline::subscriptions_closing`]): `Ok` then makes rmcp send the final
+    /// `SubscriptionsListenResult`, and on HTTP the stream closes after it.
+    pub async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let updates = self.updates();
+        let mut listener = updates.listen();
+        let sink = subscription.sink();
+        let watched = sink
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        tracing::debug!(subscription = %sink.id(), resources = watched.len(), "listen stream open");
+        loop {
+            let received = tokio::select! {
+                biased;
+                () = subscription.cancelled() => break,
+                () = updates.closing().cancelled() => break,
+                received = listener.updated.recv() => received,
+            };
+            let sent = match received {
+                Ok(uri) if watched.iter().any(|watched| **watched == *uri) => {
+                    sink.notify_resource_updated(&*uri).await
+                }
+                Ok(_) => continue,
+                // Updates were dropped for this slow stream; which ones is unknown, so every
+                // resource it listens to may have changed, and the client re-reads them.
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(subscription = %sink.id(), missed, "listen stream fell behind; telling it every resource it listens to changed");
+                    let mut sent = Ok(());
+                    for uri in &watched {
+                        sent = sink.notify_resource_updated(uri.as_str()).await;
+                        if sent.is_err() {
+                            break;
+                        }
+                    }
+                    sent
+                }
+                Err(RecvError::Closed) => break,
+            };
+            match sent {
+                Ok(()) => {}
+                // The client went away between two updates: nothing left to tell.
+                Err(
+                    SubscriptionSendError::SubscriptionClosed | SubscriptionSendError::Service(_),
+                ) => break,
+                Err(error) => {
+                    tracing::error!(subscription = %sink.id(), %error, "listen stream refused its own notification");
+                    break;
+                }
+            }
+        }
+        tracing::debug!(subscription = %sink.id(), "listen stream closed");
+        Ok(())
+    }
+
+    /// Tells every open listen stream that accepted `uri` that the resource was updated, so
+    /// its client reads it again; returns how many open streams were told (those that listen
+    /// to other resources drop it). For what changes a subscribable resource outside the
+    /// server: an application that embeds it, or a tool body's owner, calls this through
+    /// `GeneratedServer::pipeline`.
+    pub fn resource_updated(&self, uri: &str) -> Result<usize, NotSubscribable> {
+        if !self.subscribable(uri) {
+            return Err(NotSubscribable(uri.to_owned()));
+        }
+        Ok(self.updates().publish(uri))
+    }
+
+    /// The number of listen streams open, as it changes (for health reporting, and for
+    /// whoever must know a listener is there before publishing).
+    pub fn open_subscriptions(&self) -> watch::Receiver<usize> {
+        self.updates().open()
+    }
+
+    /// The token that tears every listen stream down gracefully: once it is cancelled, every
+    /// open stream (and every one opened later) ends with its final result. `serve` cancels it
+    /// when a shutdown begins, so that open streams do not hold the shutdown for its whole
+    /// grace period; an application embedding the server cancels it where its own graceful
+    /// shutdown begins.
+    pub fn subscriptions_closing(&self) -> CancellationToken {
+        self.updates().closing().clone()
+    }
+}

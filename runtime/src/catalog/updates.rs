@@ -1,0 +1,93 @@
+//! The server-wide state behind `subscriptions/listen`: updates of subscribable resources
+//! fanned out to every open listen stream, the number of streams open, and the token that
+//! ends them all at shutdown. It knows nothing of the pipeline or of rmcp, so the pipeline can
+//! own one without a module circle (catalog/subscriptions.rs is the protocol side).
+
+use std::sync::Arc;
+
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+
+/// Updates a listen stream may fall behind by before it is told "everything you listen to
+/// may have changed" instead of each update (see catalog/subscriptions.rs): a slow client
+/// costs bounded memory, and no update is lost without the client hearing of it.
+const BACKLOG: usize = 64;
+
+/// Updated URIs to every listener, and the listeners' count and end.
+#[derive(Debug)]
+pub(crate) struct Updates {
+    updated: broadcast::Sender<Arc<str>>,
+    open: watch::Sender<usize>,
+    closing: CancellationToken,
+}
+
+impl Default for Updates {
+    fn default() -> Self {
+        Self {
+            updated: broadcast::Sender::new(BACKLOG),
+            open: watch::Sender::new(0),
+            closing: CancellationToken::new(),
+        }
+    }
+}
+
+impl Updates {
+    /// Opens one listener: it receives every update published from now on and is counted as
+    /// open until the returned [`Listener`] drops. Subscribing before counting means that
+    /// whoever sees the count rise can publish and be sure this listener gets it.
+    pub(crate) fn listen(&self) -> Listener<'_> {
+        let updated = self.updated.subscribe();
+        self.open.send_modify(|open| *open += 1);
+        Listener {
+            updated,
+            open: &self.open,
+        }
+    }
+
+    /// Tells every open listener that `uri` was updated; returns how many listeners that is.
+    pub(crate) fn publish(&self, uri: &str) -> usize {
+        self.updated.send(Arc::from(uri)).unwrap_or(0)
+    }
+
+    /// The number of open listeners, as it changes.
+    pub(crate) fn open(&self) -> watch::Receiver<usize> {
+        self.open.subscribe()
+    }
+
+    /// Cancelled when the server tears every listener down (a graceful shutdown).
+    pub(crate) fn closing(&self) -> &CancellationToken {
+        &self.closing
+    }
+}
+
+/// One open listener: its queue of updates, counted in [`Updates::open`] while it lives.
+#[derive(Debug)]
+pub(crate) struct Listener<'a> {
+    pub(crate) updated: broadcast::Receiver<Arc<str>>,
+    open: &'a watch::Sender<usize>,
+}
+
+impl Drop for Listener<'_> {
+    fn drop(&mut self) {
+        self.open.send_modify(|open| *open -= 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_listener_counts_while_it_lives_and_gets_what_is_published_after_it_opened() {
+        let updates = Updates::default();
+        assert_eq!(updates.publish("test://before"), 0);
+        let open = updates.open();
+        let mut listener = updates.listen();
+        assert_eq!(*open.borrow(), 1);
+        assert_eq!(updates.publish("test://after"), 1);
+        assert_eq!(&*listener.updated.recv().await.unwrap(), "test://after");
+        drop(listener);
+        assert_eq!(*open.borrow(), 0);
+        assert_eq!(updates.publish("test://gone"), 0);
+    }
+}
