@@ -333,3 +333,45 @@ async fn a_server_teardown_ends_the_stream_with_its_final_result() {
     );
     open_streams(&pipeline, 0).await;
 }
+
+/// The same over one stdio-like byte stream, with rmcp's own 2026-07-28 client: the client
+/// cancels with `notifications/cancelled`, and the server's stream ends with it.
+#[tokio::test]
+async fn on_one_channel_an_update_arrives_and_cancelling_ends_the_stream() {
+    use rmcp::{ClientServiceExt, ServiceExt};
+    use rmcp::model::{ProtocolVersion, ServerNotification};
+    use rmcp::service::SubscriptionEnd;
+
+    let pipeline = Arc::new(Pipeline::new(&LISTEN_SERVER, &TOOLS));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = Listening(Arc::clone(&pipeline));
+    tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
+    let lifecycle = rmcp::ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = ().serve_with_lifecycle(client_io, lifecycle).await.unwrap();
+    let asked = SubscriptionFilter::builder()
+        .resource_subscriptions(["test://static", "test://watched"])
+        .build();
+    let mut subscription = client.listen(asked).await.unwrap();
+    assert_eq!(
+        subscription.acknowledged().resource_subscriptions,
+        Some(vec!["test://watched".to_owned()])
+    );
+    open_streams(&pipeline, 1).await;
+
+    assert_eq!(pipeline.resource_updated("test://watched"), Ok(1));
+    let Some(ServerNotification::ResourceUpdatedNotification(update)) =
+        subscription.next().await.unwrap()
+    else {
+        panic!("expected notifications/resources/updated");
+    };
+    assert_eq!(update.params.uri, "test://watched");
+
+    subscription.cancel().await.unwrap();
+    assert!(matches!(
+        subscription.end(),
+        Some(SubscriptionEnd::Cancelled)
+    ));
+    open_streams(&pipeline, 0).await;
+}
