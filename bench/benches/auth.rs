@@ -118,6 +118,7 @@ fn case(kind: &str) -> Case {
                 leeway_seconds: 60,
                 jwks_refresh_seconds: 30,
                 introspection: None,
+                ca_pem: None,
                 tool_scopes: &[],
             }));
             options = options.with_auth(Some(spec)).expect("no introspection");

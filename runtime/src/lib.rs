@@ -42,6 +42,7 @@ pub mod content;
 mod context;
 mod error;
 pub mod guards;
+mod http_client;
 pub mod input;
 pub mod notify;
 pub mod pipeline;

@@ -108,6 +108,8 @@ impl Telemetry {
         if !configured {
             return Ok(None);
         }
+        // The exporter builds its own reqwest client, which needs a process-wide provider.
+        crate::http_client::install_default_provider();
         let error =
             |error: opentelemetry_otlp::ExporterBuildError| TelemetryError(error.to_string());
         // The builder's detectors read OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; the

@@ -33,6 +33,10 @@ pub struct Auth {
     /// fetch per period.
     #[serde(default = "default_jwks_refresh")]
     pub jwks_refresh_seconds: u64,
+    /// A PEM file of CA certificates (relative to the manifest) trusted for the issuer's
+    /// endpoints besides Mozilla's roots: a provider behind a private CA. Embedded in the
+    /// server when it is built.
+    pub ca_file: Option<String>,
     /// RFC 7662 introspection for tokens that are not JWTs.
     pub introspection: Option<Introspection>,
 }
@@ -47,6 +51,10 @@ pub struct Introspection {
     pub client_id_env: String,
     /// The environment variable holding that client's secret.
     pub client_secret_env: String,
+    /// Seconds an active answer is reused for the same token (never past its `exp`; at most
+    /// 600; 0 asks the endpoint on every request). Inactive answers are not kept.
+    #[serde(default = "default_introspection_cache")]
+    pub cache_seconds: u64,
 }
 
 /// The asymmetric families every common provider signs with (Keycloak, Auth0 and Entra ID
@@ -68,4 +76,8 @@ fn default_leeway() -> u64 {
 
 fn default_jwks_refresh() -> u64 {
     30
+}
+
+fn default_introspection_cache() -> u64 {
+    60
 }

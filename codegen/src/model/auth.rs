@@ -1,6 +1,8 @@
 //! `[auth]` and the tools' `scopes`: the checks no type can express (URLs, algorithm names,
 //! scope tokens, variable names, the one-auth-at-a-time rule) and their validated form.
 
+use std::path::{Path, PathBuf};
+
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
 use crate::manifest::{self, Manifest};
@@ -14,6 +16,9 @@ const ACCEPTABLE: &[&str] = &[
 
 /// The largest leeway: more would accept tokens expired for minutes.
 const MAX_LEEWAY_SECONDS: u64 = 300;
+
+/// The longest an introspection answer is reused: a revoked token is accepted until then.
+const MAX_INTROSPECTION_CACHE_SECONDS: u64 = 600;
 
 /// The validated `[auth]` table.
 #[derive(Debug, Clone)]
@@ -34,12 +39,19 @@ pub struct AuthModel {
     pub jwks_refresh_seconds: u64,
     /// Introspection for opaque tokens.
     pub introspection: Option<manifest::Introspection>,
+    /// The PEM text of `ca_file`, checked to hold certificates only.
+    pub ca_pem: Option<String>,
     /// Each tool's own scopes (tools without any are left out), in manifest order.
     pub tool_scopes: Vec<(String, Vec<String>)>,
 }
 
-/// Checks `[auth]` and every tool's `scopes`.
-pub(crate) fn auth(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<AuthModel> {
+/// Checks `[auth]` and every tool's `scopes`; `ca_file` is read relative to `base_dir`.
+pub(crate) fn auth(
+    manifest: &Manifest,
+    base_dir: &Path,
+    inputs: &mut Vec<PathBuf>,
+    errors: &ErrorSink<'_>,
+) -> Option<AuthModel> {
     let tool_scopes = tool_scopes(manifest, errors);
     audited_subject_needs_auth(manifest, errors);
     subject_limits_need_auth(manifest, errors);
@@ -83,8 +95,18 @@ pub(crate) fn auth(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<AuthMo
                 .help("at least 1: with 0 every token naming a made-up key id would make the server fetch the issuer's keys"),
         );
     }
+    let ca_pem = auth.ca_file.as_ref().and_then(|file| {
+        crate::model::ca_file::read(file, &path.key("ca_file"), base_dir, inputs, errors)
+    });
     if let Some(introspection) = &auth.introspection {
         let at = path.key("introspection");
+        if introspection.cache_seconds > MAX_INTROSPECTION_CACHE_SECONDS {
+            errors.report(
+                Diagnostic::value(at.key("cache_seconds"), format!("introspection answers kept {} s", introspection.cache_seconds))
+                    .label("out of range")
+                    .help(format!("a revoked token is accepted until its answer expires: at most {MAX_INTROSPECTION_CACHE_SECONDS}; 60 is the default, 0 asks on every request")),
+            );
+        }
         check_url(
             &at.key("endpoint"),
             &introspection.endpoint,
@@ -113,6 +135,7 @@ pub(crate) fn auth(manifest: &Manifest, errors: &ErrorSink<'_>) -> Option<AuthMo
         leeway_seconds: auth.leeway_seconds,
         jwks_refresh_seconds: auth.jwks_refresh_seconds,
         introspection: auth.introspection.clone(),
+        ca_pem,
         tool_scopes,
     })
 }

@@ -76,12 +76,12 @@ pub fn build(
     let server = server(&manifest.server, &errors);
     let transport = transport(&manifest.transport, manifest.auth.is_some(), &errors);
     let audit = audit(&manifest.audit, &errors);
-    let auth = crate::model::auth::auth(manifest, &errors);
+    let mut inputs = Vec::new();
+    let auth = crate::model::auth::auth(manifest, base_dir, &mut inputs, &errors);
     let rate_limit_store = rate_limit_store(&manifest.rate_limit_store, &errors);
     let store_backend = manifest.rate_limit_store.backend;
     let defaults_path = ManifestPath::root().key("defaults").key("guards");
     check_guards(&manifest.defaults.guards, &defaults_path, &errors);
-    let mut inputs = Vec::new();
     let catalog = catalog::build(manifest, base_dir, &mut inputs, &mut type_names, &errors);
     let defaults = GuardDefaults {
         guards: &manifest.defaults.guards,

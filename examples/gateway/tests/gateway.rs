@@ -110,6 +110,7 @@ async fn gateway() -> Gateway {
     let audit = dir.join("audit.jsonl");
     let server = HttpServer::start_with_env(BINARY, &audit, &[], &[SECRET]);
     let recorder = Recorder::default();
+    harness_test_support::install_tls_provider();
     let config = StreamableHttpClientTransportConfig::with_uri(format!(
         "http://127.0.0.1:{}/mcp",
         server.port

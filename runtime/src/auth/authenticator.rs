@@ -13,6 +13,7 @@ use crate::auth::issuer::Issuer;
 use crate::auth::jwks::KeyCache;
 use crate::auth::verified::Verified;
 use crate::auth::{jwt, resource_metadata};
+use crate::http_client;
 use crate::spec::AuthSpec;
 
 /// Checks access tokens for one `[auth]` table.
@@ -42,8 +43,9 @@ pub enum AuthSetupError {
     /// Introspection's client credentials are missing from the environment.
     #[error(transparent)]
     MissingCredential(#[from] MissingCredential),
-    /// The HTTP client for the issuer cannot be built.
-    #[error("the HTTP client for the issuer cannot be built: {0}")]
+    /// The HTTP client for the issuer cannot be built (a CA in `ca_file` that cannot be
+    /// trusted, say).
+    #[error("[auth]: {0}")]
     Client(String),
 }
 
@@ -51,10 +53,7 @@ impl Authenticator {
     /// The checker of `spec`, with introspection's credentials read from the environment now.
     /// Nothing is fetched yet: the key set comes with the first token.
     pub fn from_spec(spec: &'static AuthSpec) -> Result<Self, AuthSetupError> {
-        // No redirects: the issuer's endpoints are configured or discovered, never followed.
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
+        let client = http_client::client(spec.ca_pem)
             .map_err(|error| AuthSetupError::Client(error.to_string()))?;
         let issuer = Arc::new(Issuer::new(spec.issuer, spec.jwks_uri, client.clone()));
         let introspection = spec
@@ -93,10 +92,7 @@ impl Authenticator {
             return Ok(caller);
         }
         match &self.introspection {
-            Some(introspection) => introspection
-                .verify(&self.client, token, self.spec)
-                .await
-                .map(Arc::new),
+            Some(introspection) => introspection.verify(&self.client, token, self.spec).await,
             None => Err(Rejection::invalid("the token is not a JWT")),
         }
     }

@@ -1,12 +1,24 @@
 //! RFC 7662 token introspection, for access tokens that are not JWTs: the server asks the
 //! issuer's introspection endpoint, authenticating as its own client (HTTP Basic, RFC 7662
 //! section 2.1) with credentials from the environment variables the manifest names.
+//!
+//! An active answer is reused for the same token (by its SHA-256, as [`Verified`] keeps
+//! JWTs) for `cache_seconds`, never past the token's `exp`: a client sends one token on every
+//! call, and asking the issuer each time costs a round trip per call and loads the issuer.
+//! The price is that a token revoked at the issuer is still accepted until its answer
+//! expires (RFC 7662 section 4 leaves that trade to the resource server). An inactive answer
+//! is never kept: the token may be refreshed or reissued with the same text at once, and a
+//! refused token costs its sender, not the issuer, the next round trip.
+
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::auth::caller::Caller;
 use crate::auth::challenge::Rejection;
 use crate::auth::issuer::FETCH_TIMEOUT;
+use crate::auth::verified::{Verified, now};
+use crate::http_client::error_chain;
 use crate::spec::{AuthSpec, IntrospectionSpec};
 
 /// An introspection endpoint and this server's credentials there.
@@ -14,6 +26,9 @@ pub(crate) struct Introspection {
     endpoint: &'static str,
     client_id: String,
     client_secret: String,
+    cache_seconds: u64,
+    /// Active answers, by the token's SHA-256.
+    answers: Verified,
 }
 
 /// A variable the manifest names for introspection is unset or empty.
@@ -29,6 +44,7 @@ struct Answer {
     scope: Option<String>,
     client_id: Option<String>,
     iss: Option<String>,
+    exp: Option<u64>,
     #[serde(default)]
     aud: Option<Audience>,
 }
@@ -51,6 +67,8 @@ impl Introspection {
             endpoint: spec.endpoint,
             client_id: read(spec.client_id_env)?,
             client_secret: read(spec.client_secret_env)?,
+            cache_seconds: spec.cache_seconds,
+            answers: Verified::default(),
         })
     }
 
@@ -61,7 +79,25 @@ impl Introspection {
         client: &reqwest::Client,
         token: &str,
         spec: &AuthSpec,
-    ) -> Result<Caller, Rejection> {
+    ) -> Result<Arc<Caller>, Rejection> {
+        if let Some(caller) = self.answers.get(token) {
+            return Ok(caller);
+        }
+        let (caller, exp) = self.ask(client, token, spec).await?;
+        let caller = Arc::new(caller);
+        if let Some(until) = cache_until(now(), exp, self.cache_seconds) {
+            self.answers.insert(token, Arc::clone(&caller), until);
+        }
+        Ok(caller)
+    }
+
+    /// The endpoint's answer for `token`, checked, and the token's `exp` when it says one.
+    async fn ask(
+        &self,
+        client: &reqwest::Client,
+        token: &str,
+        spec: &AuthSpec,
+    ) -> Result<(Caller, Option<u64>), Rejection> {
         let response = client
             .post(self.endpoint)
             .timeout(FETCH_TIMEOUT)
@@ -83,6 +119,7 @@ impl Introspection {
                 return Err(Rejection::unavailable());
             }
             Err(error) => {
+                let error = error_chain(&error);
                 tracing::warn!(%error, "the introspection endpoint cannot be reached");
                 return Err(Rejection::unavailable());
             }
@@ -110,6 +147,22 @@ impl Introspection {
             .sub
             .or_else(|| answer.client_id.clone())
             .unwrap_or_default();
-        Ok(Caller::new(subject, scopes, answer.client_id))
+        Ok((Caller::new(subject, scopes, answer.client_id), answer.exp))
     }
 }
+
+/// The last second (since the epoch) an active answer given at `now` may be reused: before
+/// `exp`, and at most `cache_seconds` on; `None` when it may not be kept at all.
+fn cache_until(now: u64, exp: Option<u64>, cache_seconds: u64) -> Option<u64> {
+    let bound = now.checked_add(cache_seconds)?;
+    let until = match exp {
+        // `exp` is the first second the token is invalid.
+        Some(exp) => bound.min(exp.checked_sub(1)?),
+        None => bound,
+    };
+    (cache_seconds > 0 && until >= now).then_some(until)
+}
+
+#[cfg(test)]
+#[path = "introspection_tests.rs"]
+mod tests;

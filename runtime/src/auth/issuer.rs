@@ -9,6 +9,8 @@ use jsonwebtoken::jwk::JwkSet;
 use serde::Deserialize;
 use tokio::sync::OnceCell;
 
+use crate::http_client::error_chain;
+
 /// How long one fetch from the issuer may take.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -124,14 +126,14 @@ async fn get_json<T: serde::de::DeserializeOwned>(
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|error| failed(error.to_string()))?;
+        .map_err(|error| failed(error_chain(&error)))?;
     if !response.status().is_success() {
         return Err(failed(format!("status {}", response.status())));
     }
     response
         .json()
         .await
-        .map_err(|error| failed(error.to_string()))
+        .map_err(|error| failed(error_chain(&error)))
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ pub(crate) mod layer;
 pub(crate) mod resource_metadata;
 mod verified;
 
+#[cfg(test)]
+mod https_issuer_tests;
+
 pub use self::authenticator::{AuthSetupError, Authenticator};
 pub use self::caller::Caller;
 pub use self::introspection::MissingCredential;

@@ -62,6 +62,7 @@ mod tests {
         leeway_seconds: 60,
         jwks_refresh_seconds: 30,
         introspection: None,
+        ca_pem: None,
         tool_scopes: &[("restart", &["tools:write", "mcp"])],
     };
 

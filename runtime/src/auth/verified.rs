@@ -1,8 +1,10 @@
-//! JWTs already verified, by the SHA-256 of their text: a client sends the same token on
+//! Tokens already accepted, by the SHA-256 of their text: a client sends the same token on
 //! every call until it expires, and checking an RS256 signature costs about eight times the
-//! rest of the call (bench `auth`). A hit is the same bytes the signature check accepted, so
-//! it is accepted again while `exp` (with the leeway) has not passed; nothing else about the
-//! token can have changed. Bounded: when full, expired entries go first, then everything.
+//! rest of the call (bench `auth`). For a JWT, a hit is the same bytes the signature check
+//! accepted, so it is accepted again while `exp` (with the leeway) has not passed; nothing
+//! else about the token can have changed. Introspection keeps its active answers here too,
+//! for a shorter time (`introspection.rs`). Bounded: when full, expired entries go first,
+//! then everything.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

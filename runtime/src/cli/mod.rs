@@ -202,6 +202,9 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
         Err(error) => error.exit(),
     };
     init_logging();
+    // Before any HTTP client exists: reqwest has no rustls provider of its own here, and a
+    // client built outside the runtime (rmcp's, the OTLP exporter's, a body's) needs one.
+    crate::http_client::install_default_provider();
     let done = Ok(0);
     match cli.command {
         Command::Serve {

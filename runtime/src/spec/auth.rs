@@ -24,6 +24,9 @@ pub struct AuthSpec {
     pub jwks_refresh_seconds: u64,
     /// RFC 7662 introspection for tokens that are not JWTs.
     pub introspection: Option<IntrospectionSpec>,
+    /// Certificates (PEM) trusted for the issuer's endpoints besides Mozilla's roots: the
+    /// manifest's `ca_file`, embedded when the server is built.
+    pub ca_pem: Option<&'static str>,
     /// The scopes each tool's `tools/call` needs beyond `required_scopes`, by tool name.
     pub tool_scopes: &'static [(&'static str, &'static [&'static str])],
 }
@@ -37,6 +40,9 @@ pub struct IntrospectionSpec {
     pub client_id_env: &'static str,
     /// The environment variable holding that client's secret (never in the manifest).
     pub client_secret_env: &'static str,
+    /// Seconds an active answer is reused for the same token, never past its `exp` (0: ask
+    /// on every request).
+    pub cache_seconds: u64,
 }
 
 impl AuthSpec {

@@ -172,10 +172,8 @@ fn http(
         value.set_sensitive(true);
         custom.insert(name, value);
     }
-    // No redirects: a redirect could carry the headers to another host.
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
+    // No redirects (a redirect could carry the headers to another host), Mozilla's roots.
+    let client = crate::http_client::client(None)
         .map_err(|error| ConnectError::Client(error.to_string()))?;
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     Ok(StreamableHttpClientTransport::with_client(client, config))

@@ -261,10 +261,23 @@ impl HttpServer {
     }
 }
 
+/// Makes ring the process-wide rustls provider (once; later calls do nothing). reqwest is
+/// built without a provider of its own here, so a test must call this before it builds any
+/// reqwest client that does not come from the runtime: rmcp's default one included.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// Initializes a streamable HTTP client against the MCP endpoint at `uri`, with the test
 /// token.
 pub async fn http_client(uri: &str) -> Client {
-    let config = StreamableHttpClientTransportConfig::with_uri(uri).auth_header(TEST_TOKEN);
+    http_client_with_token(uri, TEST_TOKEN).await
+}
+
+/// [`http_client`] sending `Authorization: Bearer <token>` (an OAuth access token, say).
+pub async fn http_client_with_token(uri: &str, token: &str) -> Client {
+    install_tls_provider();
+    let config = StreamableHttpClientTransportConfig::with_uri(uri).auth_header(token);
     let transport = StreamableHttpClientTransport::from_config(config);
     ().serve(transport)
         .await

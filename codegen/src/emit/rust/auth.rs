@@ -27,14 +27,17 @@ pub(crate) fn auth_spec(model: &Model) -> TokenStream {
                 &introspection.client_id_env,
                 &introspection.client_secret_env,
             );
+            let cache = int(introspection.cache_seconds);
             quote!(Some(#rt::IntrospectionSpec {
                 endpoint: #endpoint,
                 client_id_env: #id,
                 client_secret_env: #secret,
+                cache_seconds: #cache,
             }))
         }
         None => quote!(None),
     };
+    let ca_pem = opt_str(auth.ca_pem.as_ref());
     let tools = auth
         .tool_scopes
         .iter()
@@ -50,6 +53,7 @@ pub(crate) fn auth_spec(model: &Model) -> TokenStream {
             leeway_seconds: #leeway,
             jwks_refresh_seconds: #refresh,
             introspection: #introspection,
+            ca_pem: #ca_pem,
             tool_scopes: &[#(#tools),*],
         };
     }

@@ -60,6 +60,7 @@ pub(crate) fn ensure() {
 
 /// A plain HTTP client (no redirects followed, so every status is seen as sent).
 pub(crate) fn http() -> reqwest::Client {
+    harness_test_support::install_tls_provider();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
