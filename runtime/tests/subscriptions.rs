@@ -338,9 +338,9 @@ async fn a_server_teardown_ends_the_stream_with_its_final_result() {
 /// cancels with `notifications/cancelled`, and the server's stream ends with it.
 #[tokio::test]
 async fn on_one_channel_an_update_arrives_and_cancelling_ends_the_stream() {
-    use rmcp::{ClientServiceExt, ServiceExt};
     use rmcp::model::{ProtocolVersion, ServerNotification};
     use rmcp::service::SubscriptionEnd;
+    use rmcp::{ClientServiceExt, ServiceExt};
 
     let pipeline = Arc::new(Pipeline::new(&LISTEN_SERVER, &TOOLS));
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
@@ -374,4 +374,87 @@ async fn on_one_channel_an_update_arrives_and_cancelling_ends_the_stream() {
         Some(SubscriptionEnd::Cancelled)
     ));
     open_streams(&pipeline, 0).await;
+}
+
+/// A 2025-11-25 client that hands every `notifications/resources/updated` it gets to a
+/// channel.
+struct Updated(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl rmcp::ClientHandler for Updated {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.0.send(params.uri);
+    }
+}
+
+/// The same updates reach a 2025-11-25 session that subscribed with `resources/subscribe`,
+/// until it unsubscribes; a URI that is not subscribable gets the not-found error.
+#[tokio::test]
+#[allow(
+    deprecated,
+    reason = "resources/subscribe is 2025-11-25's, which this test is about"
+)]
+async fn a_session_that_subscribed_gets_the_same_updates_until_it_unsubscribes() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+
+    /// What the generated handler adds for `resources/subscribe`.
+    #[derive(Clone)]
+    struct Subscribing(Listening);
+
+    impl ServerHandler for Subscribing {
+        fn get_info(&self) -> InitializeResult {
+            self.0.get_info()
+        }
+
+        async fn subscribe(
+            &self,
+            request: SubscribeRequestParams,
+            context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        ) -> Result<(), ErrorData> {
+            self.0.0.subscribe(&request.uri, context.peer)
+        }
+
+        async fn unsubscribe(
+            &self,
+            request: UnsubscribeRequestParams,
+            context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        ) -> Result<(), ErrorData> {
+            self.0.0.unsubscribe(&request.uri, &context.peer)
+        }
+    }
+
+    let pipeline = Arc::new(Pipeline::new(&LISTEN_SERVER, &TOOLS));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = Subscribing(Listening(Arc::clone(&pipeline)));
+    tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
+    let (sender, mut updates) = tokio::sync::mpsc::unbounded_channel();
+    let client = Updated(sender).serve(client_io).await.unwrap();
+
+    let refused = client
+        .subscribe(SubscribeRequestParams::new("test://static"))
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("-32002"), "{refused}");
+    for _ in 0..2 {
+        client
+            .subscribe(SubscribeRequestParams::new("test://watched"))
+            .await
+            .unwrap();
+    }
+    open_streams(&pipeline, 1).await;
+    assert_eq!(pipeline.resource_updated("test://other"), Ok(1));
+    assert_eq!(pipeline.resource_updated("test://watched"), Ok(1));
+    // The update of a resource it did not subscribe to, published first, did not come.
+    assert_eq!(updates.recv().await.unwrap(), "test://watched");
+
+    client
+        .unsubscribe(UnsubscribeRequestParams::new("test://watched"))
+        .await
+        .unwrap();
+    open_streams(&pipeline, 0).await;
+    assert_eq!(pipeline.resource_updated("test://watched"), Ok(0));
 }

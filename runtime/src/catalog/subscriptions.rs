@@ -1,7 +1,8 @@
-//! `subscriptions/listen` (MCP 2026-07-28) for the resources the manifest marks
-//! `subscribe = true`: what a listen request is acknowledged with, the stream that carries
-//! `notifications/resources/updated` until the client goes or the server shuts down, and the
-//! call that publishes an update.
+//! Subscriptions to the resources the manifest marks `subscribe = true`: on 2026-07-28,
+//! `subscriptions/listen` (what a listen request is acknowledged with, and the stream that
+//! carries `notifications/resources/updated` until the client goes or the server shuts down);
+//! on 2025-11-25, `resources/subscribe` and `resources/unsubscribe` in a session; and the call
+//! that publishes an update to both.
 //!
 //! rmcp sends the acknowledgment (tagged with the subscription id) before
 //! [`Pipeline::listen`] runs and tags every notification the stream sends; this file decides
@@ -10,12 +11,15 @@
 //! list-changed kinds are never advertised and always left out of the acknowledgment, as the
 //! specification asks of notification types a server does not support.
 
-use rmcp::model::{ErrorData, SubscriptionFilter};
-use rmcp::service::{SubscriptionContext, SubscriptionSendError};
+use std::sync::Arc;
+
+use rmcp::model::{ErrorData, ResourceUpdatedNotificationParam, SubscriptionFilter};
+use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSendError};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::updates::{Listener, SessionSubscription};
 use crate::pipeline::Pipeline;
 
 /// [`Pipeline::resource_updated`] was given a URI no listener may subscribe to.
@@ -118,9 +122,60 @@ impl Pipeline {
         Ok(())
     }
 
-    /// Tells every open listen stream that accepted `uri` that the resource was updated, so
-    /// its client reads it again; returns how many open streams were told (those that listen
-    /// to other resources drop it). For what changes a subscribable resource outside the
+    /// `resources/subscribe` (2025-11-25): after the URI is checked (the not-found error for
+    /// one that is not subscribable), the session is sent `notifications/resources/updated`
+    /// for every update of `uri` until it unsubscribes or closes. Subscribing twice is
+    /// subscribing once.
+    pub fn subscribe(&self, uri: &str, peer: Peer<RoleServer>) -> Result<(), ErrorData> {
+        self.check_subscription(uri)?;
+        let mut sessions = self.updates().sessions();
+        // A closed session's forwarder would only notice at the next update; dropping it here
+        // bounds the list (and the tasks) by the sessions still open.
+        sessions.retain(|subscription| {
+            let live =
+                !subscription.stop.is_cancelled() && !subscription.peer.is_transport_closed();
+            if !live {
+                subscription.stop.cancel();
+            }
+            live
+        });
+        let already = sessions
+            .iter()
+            .any(|subscription| subscription.uri == uri && same_session(&subscription.peer, &peer));
+        if !already {
+            let stop = CancellationToken::new();
+            let listener = self.updates().listen();
+            tokio::spawn(forward(
+                listener,
+                peer.clone(),
+                uri.to_owned(),
+                stop.clone(),
+            ));
+            sessions.push(SessionSubscription {
+                peer,
+                uri: uri.to_owned(),
+                stop,
+            });
+        }
+        Ok(())
+    }
+
+    /// `resources/unsubscribe` (2025-11-25): the session is sent no more updates of `uri`.
+    pub fn unsubscribe(&self, uri: &str, peer: &Peer<RoleServer>) -> Result<(), ErrorData> {
+        self.check_subscription(uri)?;
+        self.updates().sessions().retain(|subscription| {
+            let this = subscription.uri == uri && same_session(&subscription.peer, peer);
+            if this {
+                subscription.stop.cancel();
+            }
+            !this
+        });
+        Ok(())
+    }
+
+    /// Tells every open listen stream that accepted `uri`, and every session subscribed to it,
+    /// that the resource was updated, so that its client reads it again; returns how many
+    /// listeners were told (those that listen to other resources drop it). For what changes a subscribable resource outside the
     /// server: an application that embeds it, or a tool body's owner, calls this through
     /// `GeneratedServer::pipeline`.
     pub fn resource_updated(&self, uri: &str) -> Result<usize, NotSubscribable> {
@@ -130,8 +185,9 @@ impl Pipeline {
         Ok(self.updates().publish(uri))
     }
 
-    /// The number of listen streams open, as it changes (for health reporting, and for
-    /// whoever must know a listener is there before publishing).
+    /// The number of listeners, as it changes: open listen streams and 2025-11-25 session
+    /// subscriptions (for health reporting, and for whoever must know a listener is there
+    /// before publishing).
     pub fn open_subscriptions(&self) -> watch::Receiver<usize> {
         self.updates().open()
     }
@@ -144,4 +200,41 @@ impl Pipeline {
     pub fn subscriptions_closing(&self) -> CancellationToken {
         self.updates().closing().clone()
     }
+}
+
+/// Whether two peers are the same session: the one set of client information a session's
+/// peers share (a peer without any is a session of its own).
+fn same_session(one: &Peer<RoleServer>, other: &Peer<RoleServer>) -> bool {
+    match (one.peer_info(), other.peer_info()) {
+        (Some(one), Some(other)) => Arc::ptr_eq(&one, &other),
+        _ => false,
+    }
+}
+
+/// A 2025-11-25 session's subscription to `uri`: its updates as notifications, until `stop`
+/// or until the session cannot be sent to.
+async fn forward(
+    mut listener: Listener,
+    peer: Peer<RoleServer>,
+    uri: String,
+    stop: CancellationToken,
+) {
+    loop {
+        let received = tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            received = listener.updated.recv() => received,
+        };
+        match received {
+            // Lagging lost updates, of `uri` maybe: the client re-reads it either way.
+            Ok(updated) if *updated != *uri => continue,
+            Ok(_) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => break,
+        }
+        let update = ResourceUpdatedNotificationParam::new(uri.clone());
+        if peer.notify_resource_updated(update).await.is_err() {
+            break;
+        }
+    }
+    stop.cancel();
 }

@@ -1,10 +1,13 @@
-//! The server-wide state behind `subscriptions/listen`: updates of subscribable resources
-//! fanned out to every open listen stream, the number of streams open, and the token that
-//! ends them all at shutdown. It knows nothing of the pipeline or of rmcp, so the pipeline can
-//! own one without a module circle (catalog/subscriptions.rs is the protocol side).
+//! The server-wide state behind resource subscriptions: updates of subscribable resources
+//! fanned out to every listener (an open `subscriptions/listen` stream, or a 2025-11-25
+//! session's `resources/subscribe`), the number of listeners, the token that ends the listen
+//! streams at shutdown, and the sessions' subscriptions. It knows nothing of the pipeline, so
+//! the pipeline can own one without a module circle (catalog/subscriptions.rs is the
+//! protocol side).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use rmcp::service::{Peer, RoleServer};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -17,16 +20,27 @@ const BACKLOG: usize = 64;
 #[derive(Debug)]
 pub(crate) struct Updates {
     updated: broadcast::Sender<Arc<str>>,
-    open: watch::Sender<usize>,
+    open: Arc<watch::Sender<usize>>,
     closing: CancellationToken,
+    sessions: Mutex<Vec<SessionSubscription>>,
+}
+
+/// One 2025-11-25 session's `resources/subscribe` of one URI: its forwarding task stops when
+/// `stop` is cancelled (`resources/unsubscribe`, or the session found closed).
+#[derive(Debug)]
+pub(crate) struct SessionSubscription {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) uri: String,
+    pub(crate) stop: CancellationToken,
 }
 
 impl Default for Updates {
     fn default() -> Self {
         Self {
             updated: broadcast::Sender::new(BACKLOG),
-            open: watch::Sender::new(0),
+            open: Arc::new(watch::Sender::new(0)),
             closing: CancellationToken::new(),
+            sessions: Mutex::default(),
         }
     }
 }
@@ -35,13 +49,19 @@ impl Updates {
     /// Opens one listener: it receives every update published from now on and is counted as
     /// open until the returned [`Listener`] drops. Subscribing before counting means that
     /// whoever sees the count rise can publish and be sure this listener gets it.
-    pub(crate) fn listen(&self) -> Listener<'_> {
+    pub(crate) fn listen(&self) -> Listener {
         let updated = self.updated.subscribe();
         self.open.send_modify(|open| *open += 1);
         Listener {
             updated,
-            open: &self.open,
+            open: Arc::clone(&self.open),
         }
+    }
+
+    /// The sessions' subscriptions (a poisoned lock still holds a usable list: each change
+    /// to it is one push or one retain).
+    pub(crate) fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<SessionSubscription>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Tells every open listener that `uri` was updated; returns how many listeners that is.
@@ -62,12 +82,12 @@ impl Updates {
 
 /// One open listener: its queue of updates, counted in [`Updates::open`] while it lives.
 #[derive(Debug)]
-pub(crate) struct Listener<'a> {
+pub(crate) struct Listener {
     pub(crate) updated: broadcast::Receiver<Arc<str>>,
-    open: &'a watch::Sender<usize>,
+    open: Arc<watch::Sender<usize>>,
 }
 
-impl Drop for Listener<'_> {
+impl Drop for Listener {
     fn drop(&mut self) {
         self.open.send_modify(|open| *open -= 1);
     }

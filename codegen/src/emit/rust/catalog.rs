@@ -210,13 +210,13 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
     if catalog.resources.iter().any(|resource| resource.subscribe) {
         methods.push(quote! {
             #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 clients listen (subscriptions/listen, below)")]
-            async fn subscribe(&self, request: #rt::rmcp::model::SubscribeRequestParams, _context: #context) -> Result<(), #error> {
-                self.pipeline.check_subscription(&request.uri)
+            async fn subscribe(&self, request: #rt::rmcp::model::SubscribeRequestParams, context: #context) -> Result<(), #error> {
+                self.pipeline.subscribe(&request.uri, context.peer)
             }
 
             #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 clients listen (subscriptions/listen, below)")]
-            async fn unsubscribe(&self, request: #rt::rmcp::model::UnsubscribeRequestParams, _context: #context) -> Result<(), #error> {
-                self.pipeline.check_subscription(&request.uri)
+            async fn unsubscribe(&self, request: #rt::rmcp::model::UnsubscribeRequestParams, context: #context) -> Result<(), #error> {
+                self.pipeline.unsubscribe(&request.uri, &context.peer)
             }
 
             fn accepted_subscription_filter(&self, requested: &#rt::rmcp::model::SubscriptionFilter) -> Option<#rt::rmcp::model::SubscriptionFilter> {
