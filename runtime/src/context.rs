@@ -7,7 +7,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::ToolError;
 use crate::input::session::InputSession;
-use crate::input::{Capability, ElicitAnswer, Elicitation, Root, Sampled, Sampling};
+use crate::input::{
+    Capability, ElicitAnswer, Elicitation, Form, FormAnswer, Root, Sampled, Sampling,
+};
 use crate::notify::{LogLevel, Notifier};
 
 /// Per-call context handed to every tool body.
@@ -65,6 +67,13 @@ impl CallContext {
         elicitation: &Elicitation,
     ) -> Result<ElicitAnswer, ToolError> {
         self.input()?.elicit(key, elicitation).await
+    }
+
+    /// Asks the user the form `F` the manifest declares for this tool (`[[tools.forms]]`),
+    /// like [`CallContext::elicit`]; the answer is validated by `F`'s generated strict
+    /// validator, exactly as arguments are, before the body sees it.
+    pub async fn ask<F: Form>(&self) -> Result<FormAnswer<F>, ToolError> {
+        self.input()?.ask_form::<F>().await
     }
 
     /// Asks the client's model for a reply, like [`CallContext::elicit`]; the reply's text

@@ -108,11 +108,12 @@ pub mod __private {
     pub use crate::__require_redis_feature as require_redis_feature;
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::catalog::{
-        CacheSpec, CatalogSpec, MessageSpec, PromptSpec, Resolved, ResourceBody, ResourceContent,
-        ResourceSpec, RoleSpec, TemplateSpec, VariableKind, validate_prompt,
+        CacheSpec, CatalogSpec, MessageSpec, PromptMessages, PromptSpec, Resolved, ResourceBody,
+        ResourceContent, ResourceSpec, RoleSpec, TemplateSpec, VariableKind, validate_prompt,
     };
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;
+    pub use crate::input::Form;
     pub use crate::notify::SessionLogLevel;
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;

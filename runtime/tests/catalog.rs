@@ -93,6 +93,7 @@ static CATALOG_SERVER: ServerSpec = ServerSpec {
                     "about {topic}",
                 ),
             ],
+            computed: false,
         }],
         guards: GuardSpec {
             max_bytes: 16,

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
+use crate::model::{FieldModel, FormModel, Presence, ToolModel, TypeModel};
 
 pub use crate::model::DIALECT;
 
@@ -30,6 +30,37 @@ pub fn output_schema(tool: &ToolModel) -> Option<Value> {
     schema.insert("$schema".into(), DIALECT.into());
     schema.extend(object_schema(&results.fields, Side::Output));
     Some(Value::Object(schema))
+}
+
+/// The requested schema of a form (`elicitation/create`): flat, one type per field, no
+/// `null` (an optional field is one the user may leave empty, which the validator reads as
+/// absent), as elicitation schemas must be.
+pub fn form_schema(form: &FormModel) -> Value {
+    let properties: Map<String, Value> = form
+        .fields
+        .iter()
+        .map(|field| {
+            let mut schema = type_schema(&field.ty, Side::Output);
+            if let Some(description) = &field.description {
+                schema.insert("description".into(), description.clone().into());
+            }
+            if let Presence::Default(value) = &field.presence {
+                schema.insert("default".into(), value.clone());
+            }
+            (field.name.clone(), Value::Object(schema))
+        })
+        .collect();
+    let required: Vec<Value> = form
+        .fields
+        .iter()
+        .filter(|field| field.presence == Presence::Required)
+        .map(|field| Value::String(field.name.clone()))
+        .collect();
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    schema
 }
 
 /// Which schema a field is in: an argument's says how to send an integer, a result's does not.

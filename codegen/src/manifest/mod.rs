@@ -35,7 +35,7 @@ pub use resources::{
 pub use schema::manifest_json_schema;
 pub use server::{Audit, AuditField, RateLimitStore, Server, Transport};
 pub use tools::{
-    Annotations, ArgType, Argument, Defaults, Guards, Items, Number, RateLimit, RedactPattern,
-    Tabular, Tool,
+    Annotations, ArgType, Argument, Defaults, Form, Guards, Items, Number, RateLimit,
+    RedactPattern, Tabular, Tool,
 };
 pub use upstreams::{Restart, Upstream};

@@ -49,9 +49,14 @@ pub struct ResourceTemplate {
     /// `integer`, `number`, `boolean` or `enum`; all required).
     #[serde(default)]
     pub variables: Vec<Argument>,
+    /// Variables whose completions a body computes (`completion/complete`), in
+    /// `src/resources/<name>.rs`; an enum variable completes from its members without one.
+    #[serde(default)]
+    pub complete: Vec<String>,
 }
 
-/// One prompt: strictly validated arguments and messages from the manifest.
+/// One prompt: strictly validated arguments, and messages from the manifest or computed by a
+/// body in `src/prompts/<name>.rs`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Prompt {
@@ -66,7 +71,16 @@ pub struct Prompt {
     #[serde(default)]
     pub arguments: Vec<Argument>,
     /// The messages, in order; `{argument}` in a text is replaced by the argument's value.
+    #[serde(default)]
     pub messages: Vec<PromptMessage>,
+    /// A body computes the messages instead (it may ask the client for input first);
+    /// exclusive with `messages`.
+    #[serde(default)]
+    pub body: bool,
+    /// Arguments whose completions a body computes (`completion/complete`), in
+    /// `src/prompts/<name>.rs`; an enum argument completes from its members without one.
+    #[serde(default)]
+    pub complete: Vec<String>,
 }
 
 /// Who speaks a prompt message.

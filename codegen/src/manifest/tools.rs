@@ -157,6 +157,25 @@ pub struct Tool {
     /// token without one is answered 403 `insufficient_scope` naming it. Needs `[auth]`.
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// Forms the body may put to the user (`ctx.ask::<Form>()`), each answered through
+    /// elicitation and validated by a generated strict validator before the body sees it.
+    #[serde(default)]
+    pub forms: Vec<Form>,
+}
+
+/// A form a tool's body puts to the user: the generated `<Tool><Key>Form` type, its
+/// elicitation schema and its strict validator.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Form {
+    /// The question's key, unique within the tool (`snake_case`; it names the input request
+    /// of a 2026-07-28 input-required result).
+    pub key: String,
+    /// What the user is asked.
+    pub message: String,
+    /// The form's fields in the grammar of arguments: `string` (no `pattern`: clients cannot
+    /// show one), `integer`, `number`, `boolean` or `enum`, flat as elicitation requires.
+    pub fields: Vec<Argument>,
 }
 
 /// MCP tool annotations.

@@ -97,6 +97,17 @@ pub struct TemplateModel {
     pub mime_type: String,
     /// Its variables, in manifest order.
     pub variables: Vec<FieldModel>,
+    /// The variables a completion body completes, and that body's trait.
+    pub completion: Option<CompletionModel>,
+}
+
+/// A completion body: the arguments or variables it completes and its trait.
+#[derive(Debug, Clone)]
+pub struct CompletionModel {
+    /// The names it completes, in manifest order.
+    pub names: Vec<String>,
+    /// The body trait.
+    pub trait_name: String,
 }
 
 /// One prompt message's content.
@@ -123,8 +134,14 @@ pub struct PromptModel {
     pub args_type: String,
     /// Its arguments.
     pub args: Vec<FieldModel>,
-    /// Its messages.
+    /// Its messages (none when a body computes them).
     pub messages: Vec<MessageModel>,
+    /// Body module (`snake_case`), for a body and a completion body.
+    pub module: String,
+    /// The body trait, when a body computes the messages.
+    pub body_trait: Option<String>,
+    /// The arguments a completion body completes, and that body's trait.
+    pub completion: Option<CompletionModel>,
 }
 
 /// The completion values of each enum field, by name.
@@ -139,6 +156,44 @@ pub fn completions(fields: &[FieldModel]) -> Vec<(String, Vec<String>)> {
             _ => None,
         })
         .collect()
+}
+
+/// The completion body of `complete` (names of `fields`), or `None` when the list is empty;
+/// a name that is not a field, an enum field (it completes from its members) or a repeat is
+/// a located error.
+fn completion(
+    complete: &[String],
+    fields: &[FieldModel],
+    trait_name: String,
+    path: &ManifestPath,
+    errors: &ErrorSink<'_>,
+) -> Option<CompletionModel> {
+    let mut names: Vec<String> = Vec::new();
+    for (index, name) in complete.iter().enumerate() {
+        let at = path.index(index);
+        match fields.iter().find(|field| &field.name == name) {
+            None => {
+                let known: Vec<&str> = fields.iter().map(|field| field.name.as_str()).collect();
+                errors.report(
+                    Diagnostic::value(at, format!("`{name}` is not one of its arguments"))
+                        .label("unknown")
+                        .help(format!("complete names declared arguments: {known:?}")),
+                );
+            }
+            Some(field) if matches!(field.ty, TypeModel::Enum { .. }) => errors.report(
+                Diagnostic::value(at, format!("`{name}` is an enum"))
+                    .label("already completed")
+                    .help("an enum completes from its members; remove it from `complete`"),
+            ),
+            Some(_) if names.contains(name) => errors.report(
+                Diagnostic::value(at, format!("`{name}` is listed twice"))
+                    .label("repeated")
+                    .help("list each name once"),
+            ),
+            Some(_) => names.push(name.clone()),
+        }
+    }
+    (!complete.is_empty()).then_some(CompletionModel { names, trait_name })
 }
 
 /// Whether a MIME type's content is text.
@@ -284,7 +339,7 @@ pub(crate) fn build(
 
 /// Variables or arguments in the argument grammar, all required and of the scalar kinds
 /// `allowed` names.
-fn scalar_fields(
+pub(crate) fn scalar_fields(
     arguments: &[manifest::Argument],
     path: &ManifestPath,
     prefix: Option<&str>,
@@ -354,6 +409,16 @@ fn template(
     let trait_name = format!("{camel}Template");
     type_names.claim(&vars_type, &template.name, &path.key("name"));
     type_names.claim(&trait_name, &template.name, &path.key("name"));
+    let completion = completion(
+        &template.complete,
+        &variables,
+        format!("{camel}TemplateCompletion"),
+        &path.key("complete"),
+        errors,
+    );
+    if let Some(completion) = &completion {
+        type_names.claim(&completion.trait_name, &template.name, &path.key("name"));
+    }
     Some(TemplateModel {
         uri_template: template.uri_template.clone(),
         name: template.name.clone(),
@@ -364,6 +429,7 @@ fn template(
         description: template.description.clone(),
         mime_type: template.mime_type.clone(),
         variables,
+        completion,
     })
 }
 
@@ -436,6 +502,18 @@ fn prompt(
         type_names,
         errors,
     );
+    if prompt.body != prompt.messages.is_empty() {
+        let message = if prompt.body {
+            "a prompt has either `messages` or `body = true`, not both"
+        } else {
+            "a prompt needs `messages`, or `body = true` for messages a body computes"
+        };
+        errors.report(
+            Diagnostic::key(path.clone(), message)
+                .label("messages")
+                .help("messages = [{ role = \"user\", text = \"Summarize {topic}.\" }], or body = true and the body in src/prompts/"),
+        );
+    }
     let mut messages = Vec::new();
     for (index, message) in prompt.messages.iter().enumerate() {
         let at = path.key("messages").index(index);
@@ -487,9 +565,23 @@ fn prompt(
         }
     }
     let args = args?;
-    let (_, camel) = names?;
+    let (module, camel) = names?;
     let args_type = format!("{camel}PromptArgs");
     type_names.claim(&args_type, &prompt.name, &path.key("name"));
+    let body_trait = prompt.body.then(|| format!("{camel}Prompt"));
+    if let Some(body_trait) = &body_trait {
+        type_names.claim(body_trait, &prompt.name, &path.key("name"));
+    }
+    let completion = completion(
+        &prompt.complete,
+        &args,
+        format!("{camel}PromptCompletion"),
+        &path.key("complete"),
+        errors,
+    );
+    if let Some(completion) = &completion {
+        type_names.claim(&completion.trait_name, &prompt.name, &path.key("name"));
+    }
     Some(PromptModel {
         name: prompt.name.clone(),
         title: prompt.title.clone(),
@@ -497,5 +589,8 @@ fn prompt(
         args_type,
         args,
         messages,
+        module,
+        body_trait,
+        completion,
     })
 }

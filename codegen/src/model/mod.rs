@@ -15,11 +15,11 @@ mod arguments;
 pub mod auth;
 mod bounds;
 mod build;
-mod ca_file;
 pub mod bundle;
+mod ca_file;
 pub mod catalog;
-pub mod forms;
 mod constraints;
+pub mod forms;
 pub mod guards;
 pub(crate) mod http_edge;
 pub(crate) mod input_files;
@@ -37,8 +37,10 @@ pub mod write;
 pub use auth::AuthModel;
 pub use build::{Model, build};
 pub use catalog::{
-    CatalogModel, ContentModel, MessageModel, PromptModel, ResourceModel, TemplateModel,
+    CatalogModel, CompletionModel, ContentModel, MessageModel, PromptModel, ResourceModel,
+    TemplateModel,
 };
+pub use forms::FormModel;
 pub use guards::{
     DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS, RateLimitPolicy, RateLimitStoreModel,
 };

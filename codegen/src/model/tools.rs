@@ -10,6 +10,7 @@ use crate::ident;
 use crate::manifest;
 use crate::manifest_path::ManifestPath;
 use crate::model::arguments::fields;
+use crate::model::forms::{FormModel, forms};
 use crate::model::guards::{GuardDefaults, GuardPolicy, check_guards};
 use crate::model::names::{TypeNames, rust_names};
 use crate::model::results::{ResultModel, results};
@@ -83,6 +84,8 @@ pub struct ToolModel {
     pub pinned_schema: Option<serde_json::Value>,
     /// Confirmation before the body runs.
     pub write: WritePolicy,
+    /// The forms its body may put to the user (`[[tools.forms]]`).
+    pub forms: Vec<FormModel>,
 }
 
 impl ToolModel {
@@ -195,6 +198,7 @@ fn tool_model(
     let write = write::policy(tool, path, args.as_deref(), defaults.store_backend, errors);
     let camel_name = names.as_ref().map(|(_, camel)| camel.as_str());
     let declared = results(tool, path, camel_name, Some(&guards), type_names, errors);
+    let forms = forms(tool, path, camel_name, type_names, errors);
     if !tool.results.is_empty() && declared.is_none() {
         return None;
     }
@@ -239,6 +243,7 @@ fn tool_model(
         upstream: None,
         pinned_schema: None,
         write,
+        forms,
     })
 }
 
@@ -298,5 +303,6 @@ pub(crate) fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel 
         upstream: None,
         pinned_schema: None,
         write: WritePolicy::default(),
+        forms: Vec::new(),
     }
 }

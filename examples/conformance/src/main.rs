@@ -1,4 +1,4 @@
-//! The MCP conformance fixture: the MCP server generated from ./harness.toml, tool bodies in src/tools.
+//! The MCP conformance fixture: the MCP server generated from ./harness.toml, tool bodies in src/tools, prompt bodies in src/prompts.
 
 #[allow(
     unreachable_pub,
@@ -8,6 +8,7 @@ mod generated {
     //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
     harness_runtime::include_generated!();
 }
+mod prompts;
 mod resources;
 mod tools;
 

@@ -1,12 +1,18 @@
 //! `completion/complete` for prompt arguments and template variables: the members of an enum
-//! that start with what the client typed, at most 100 (the specification's cap); audited.
+//! that start with what the client typed, or what a completion body suggests for the
+//! arguments the manifest lists under `complete`; at most 100 (the specification's cap),
+//! each through the tag strip and redaction; audited.
 
 use std::time::Instant;
 
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, Reference};
 use serde_json::json;
 
+use crate::catalog::body::{body_error, run_guarded};
 use crate::catalog::record::{Finished, refusal_error};
+use crate::context::CallContext;
+use crate::error::ToolError;
+use crate::guards::{redact, strip};
 use crate::pipeline::Pipeline;
 use crate::pipeline::refusal::Refusal;
 use crate::trace::trace_id_for;
@@ -15,6 +21,25 @@ const COMPLETE: &str = "completion/complete";
 
 /// The most values one completion returns.
 const MAX_VALUES: usize = 100;
+
+/// The longest value a completion body may suggest, in characters; longer ones are left out.
+const MAX_VALUE_CHARS: usize = 500;
+
+/// The longest text a client may ask to complete, in characters.
+const MAX_TYPED_CHARS: usize = 1000;
+
+fn args_of(target: &str, request: &CompleteRequestParams) -> serde_json::Value {
+    json!({"ref": target, "argument": request.argument.name, "value": request.argument.value})
+}
+
+fn result_of(matching: Vec<String>) -> CompleteResult {
+    let total = matching.len();
+    let values: Vec<String> = matching.into_iter().take(MAX_VALUES).collect();
+    let mut info = CompletionInfo::new(values).unwrap_or_default();
+    info.total = u32::try_from(total).ok();
+    info.has_more = Some(total > MAX_VALUES);
+    CompleteResult::new(info)
+}
 
 impl Pipeline {
     /// `completion/complete`: an unknown prompt or template is refused with -32602.
@@ -41,7 +66,7 @@ impl Pipeline {
             ),
             _ => (String::new(), None),
         };
-        let args = json!({"ref": target, "argument": request.argument.name, "value": request.argument.value});
+        let args = args_of(&target, request);
         let Some(completions) = completions else {
             let (error, outcome, code) =
                 refusal_error(Refusal::UnknownPrompt(target.clone()), &trace_id, None);
@@ -70,12 +95,91 @@ impl Pipeline {
                     .collect()
             })
             .unwrap_or_default();
-        let total = matching.len();
-        let values: Vec<String> = matching.into_iter().take(MAX_VALUES).collect();
-        let mut info = CompletionInfo::new(values).unwrap_or_default();
-        info.total = u32::try_from(total).ok();
-        info.has_more = Some(total > MAX_VALUES);
         self.audit_request(COMPLETE, &target, &args, &trace_id, started, &Finished::OK);
-        Ok(CompleteResult::new(info))
+        Ok(result_of(matching))
+    }
+
+    /// `completion/complete` of an argument a body completes (the generated dispatcher
+    /// matched the reference and the argument, and hands the body): the body gets the
+    /// argument's name and what the client typed, under the catalog's timeout with panics
+    /// caught; every value it suggests passes the tag strip and redaction, empty or overlong
+    /// ones are left out, at most 100 go back.
+    pub async fn complete_with<F, Fut>(
+        &self,
+        request: &CompleteRequestParams,
+        cancellation: tokio_util::sync::CancellationToken,
+        body: F,
+    ) -> Result<CompleteResult, ErrorData>
+    where
+        F: FnOnce(String, String, CallContext) -> Fut,
+        Fut: Future<Output = Result<Vec<String>, ToolError>>,
+    {
+        let started = Instant::now();
+        let trace_id = trace_id_for(None);
+        let target = match &request.r#ref {
+            Reference::Prompt(prompt) => prompt.name.as_str(),
+            Reference::Resource(resource) => resource.uri.as_str(),
+            _ => "",
+        };
+        let args = args_of(target, request);
+        let audit = |finished: &Finished<'_>| {
+            self.audit_request(COMPLETE, target, &args, &trace_id, started, finished);
+        };
+        let refuse = |refusal| {
+            let (error, outcome, code) = refusal_error(refusal, &trace_id, None);
+            audit(&Finished {
+                outcome,
+                error_code: Some(code),
+            });
+            Err(error)
+        };
+        let typed = &request.argument.value;
+        if typed.chars().count() > MAX_TYPED_CHARS {
+            let mut errors = crate::validate::ArgErrors::default();
+            errors.push_at(
+                "argument.value".to_owned(),
+                format!("at most {MAX_TYPED_CHARS} characters can be completed"),
+            );
+            return refuse(Refusal::InvalidArguments(errors));
+        }
+        let guards = &self.server().catalog.guards;
+        let name: &'static str = "completion/complete";
+        let ctx = CallContext::new(name, trace_id.clone(), cancellation.clone());
+        let ended = run_guarded(
+            body(request.argument.name.clone(), typed.clone(), ctx),
+            guards,
+            &cancellation,
+            ("completion", target),
+            &trace_id,
+        )
+        .await;
+        let suggested = match ended {
+            Err(refusal) => return refuse(refusal),
+            Ok(Err(error)) => {
+                audit(&Finished {
+                    outcome: error.outcome(),
+                    error_code: Some(error.code()),
+                });
+                return Err(body_error(
+                    &error,
+                    guards,
+                    &trace_id,
+                    ("ref", target),
+                    rmcp::model::ErrorCode::INVALID_PARAMS,
+                ));
+            }
+            Ok(Ok(suggested)) => suggested,
+        };
+        let policy = redact::policy(guards);
+        let cleaned = suggested
+            .iter()
+            .map(|value| {
+                let stripped = strip::sanitize(value, guards.strip_xml);
+                redact::apply(&stripped, policy, &mut redact::Redactions::default()).into_owned()
+            })
+            .filter(|value| !value.trim().is_empty() && value.chars().count() <= MAX_VALUE_CHARS)
+            .collect();
+        audit(&Finished::OK);
+        Ok(result_of(cleaned))
     }
 }

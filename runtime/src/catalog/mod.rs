@@ -3,7 +3,9 @@
 //! output guards as tool results, every argument is validated strictly, and every request is
 //! audited (see [`crate::audit`]: these records carry a `method`).
 
+pub(crate) mod body;
 pub(crate) mod completion;
+pub(crate) mod prompt_body;
 pub(crate) mod prompts;
 pub(crate) mod record;
 pub(crate) mod resources;
@@ -11,6 +13,7 @@ pub(crate) mod subscriptions;
 pub(crate) mod updates;
 pub(crate) mod uri_template;
 
+pub use self::prompt_body::PromptMessages;
 pub use self::resources::{Resolved, ResourceBody, TemplateRead};
 pub use self::subscriptions::NotSubscribable;
 pub use crate::spec::catalog::{

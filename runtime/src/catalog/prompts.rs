@@ -5,21 +5,22 @@
 use std::time::Instant;
 
 use rmcp::model::{
-    ContentBlock, ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt,
-    PromptArgument, PromptMessage, Role,
+    ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
+    PromptMessage, Role,
 };
 use serde_json::Value;
 
 use crate::catalog::record::{Finished, refusal_error};
-use crate::content::guard::guard_each;
+use crate::content::guard::{ContentRefusal, guard_each};
 use crate::content::{Binary, Block};
 use crate::pipeline::Pipeline;
 use crate::pipeline::refusal::Refusal;
+use crate::spec::GuardSpec;
 use crate::spec::catalog::{MessageSpec, RoleSpec};
 use crate::trace::trace_id_for;
 use crate::validate::JsonObject;
 
-const GET: &str = "prompts/get";
+pub(crate) const GET: &str = "prompts/get";
 
 /// `text` with every `{name}` of a validated argument replaced by its value (strings as they
 /// are, anything else as JSON); other braces are kept.
@@ -33,6 +34,23 @@ pub(crate) fn fill(text: &str, arguments: &JsonObject) -> String {
         filled = filled.replace(&format!("{{{name}}}"), &value);
     }
     filled
+}
+
+/// Prompt messages through the output guards (one char budget across them); a text the
+/// budget had no room for is left out, the rest keep their roles.
+pub(crate) fn guarded_messages(
+    messages: Vec<(RoleSpec, Block)>,
+    guards: &GuardSpec,
+) -> Result<Vec<PromptMessage>, ContentRefusal> {
+    let (speakers, blocks): (Vec<RoleSpec>, Vec<Block>) = messages.into_iter().unzip();
+    let (guarded, _) = guard_each(blocks, guards)?;
+    Ok(speakers
+        .into_iter()
+        .zip(guarded)
+        .filter_map(|(speaker, content)| {
+            content.map(|content| PromptMessage::new(role(speaker), content))
+        })
+        .collect())
 }
 
 fn role(role: RoleSpec) -> Role {
@@ -104,43 +122,46 @@ impl Pipeline {
         let Some(spec) = catalog.prompts.iter().find(|spec| spec.name == name) else {
             return refuse(Refusal::UnknownPrompt(name.to_owned()), &raw);
         };
+        if spec.computed {
+            // The generated dispatcher sends a computed prompt to get_computed_prompt.
+            tracing::error!(
+                trace_id,
+                prompt = name,
+                "a computed prompt reached the static path"
+            );
+            return refuse(Refusal::Panic { caught: true }, &raw);
+        }
         let arguments = match (spec.validate)(request.arguments.as_ref()) {
             Ok(arguments) => arguments,
             Err(errors) => return refuse(Refusal::InvalidArguments(errors), &raw),
         };
-        let blocks = spec
-            .messages
-            .iter()
-            .map(|message| match *message {
-                MessageSpec::Text(_, text) => Block::Text(fill(text, &arguments)),
-                MessageSpec::Image(_, base64, mime) => Block::Image {
-                    data: Binary::Base64(base64.to_owned()),
-                    mime_type: mime.to_owned(),
-                },
-                MessageSpec::Resource(_, uri, mime, text) => Block::EmbeddedText {
-                    uri: fill(uri, &arguments),
-                    mime_type: Some(mime.to_owned()),
-                    text: fill(text, &arguments),
-                },
-            })
-            .collect();
-        let args = Value::Object(arguments);
-        let guarded = match guard_each(blocks, &catalog.guards) {
-            Ok((guarded, _)) => guarded,
-            Err(refusal) => return refuse(Refusal::Content(refusal), &args),
-        };
-        // A text the char budget had no room for is left out; the rest keep their roles.
         let messages = spec
             .messages
             .iter()
-            .zip(guarded)
-            .filter_map(|(message, content): (&MessageSpec, Option<ContentBlock>)| {
-                let (MessageSpec::Text(speaker, _)
-                | MessageSpec::Image(speaker, ..)
-                | MessageSpec::Resource(speaker, ..)) = *message;
-                content.map(|content| PromptMessage::new(role(speaker), content))
+            .map(|message| match *message {
+                MessageSpec::Text(speaker, text) => (speaker, Block::Text(fill(text, &arguments))),
+                MessageSpec::Image(speaker, base64, mime) => (
+                    speaker,
+                    Block::Image {
+                        data: Binary::Base64(base64.to_owned()),
+                        mime_type: mime.to_owned(),
+                    },
+                ),
+                MessageSpec::Resource(speaker, uri, mime, text) => (
+                    speaker,
+                    Block::EmbeddedText {
+                        uri: fill(uri, &arguments),
+                        mime_type: Some(mime.to_owned()),
+                        text: fill(text, &arguments),
+                    },
+                ),
             })
             .collect();
+        let args = Value::Object(arguments);
+        let messages = match guarded_messages(messages, &catalog.guards) {
+            Ok(messages) => messages,
+            Err(refusal) => return refuse(Refusal::Content(refusal), &args),
+        };
         self.audit_request(GET, name, &args, &trace_id, started, &Finished::OK);
         let mut result = GetPromptResult::new(messages);
         result.description = Some(spec.description.to_owned());

@@ -3,10 +3,8 @@
 //! guards, every read audited, an unknown URI answered with the specification's not-found
 //! error carrying the URI.
 
-use std::panic::AssertUnwindSafe;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use futures::FutureExt;
 use rmcp::model::{
     ContentBlock, ErrorData, ListResourceTemplatesResult, ListResourcesResult,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -14,6 +12,7 @@ use rmcp::model::{
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::body::{body_error, run_guarded};
 use crate::catalog::record::{Finished, refusal_error};
 use crate::catalog::uri_template::match_uri;
 use crate::content::guard::{ContentRefusal, guard_blocks};
@@ -21,7 +20,6 @@ use crate::content::{Binary, Block};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::pipeline::Pipeline;
-use crate::pipeline::panic_capture;
 use crate::pipeline::refusal::Refusal;
 use crate::spec::catalog::{ResourceContent, TemplateSpec, VariableKind};
 use crate::trace::trace_id_for;
@@ -265,34 +263,17 @@ impl Pipeline {
         };
         let guards = &self.server().catalog.guards;
         let context = CallContext::new(spec.name, trace_id.clone(), cancellation.clone());
-        let guarded = AssertUnwindSafe(panic_capture::in_body(body(vars, uri.clone(), context)))
-            .catch_unwind();
-        let finished = match guards.timeout_ms {
-            Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
-                .await
-                .ok(),
-            None => Some(guarded.await),
-        };
-        let output = match finished {
-            None => return refuse(Refusal::Timeout(guards.timeout_ms.unwrap_or_default())),
-            Some(Err(panic)) => {
-                tracing::error!(
-                    trace_id,
-                    template = spec.name,
-                    panic = panic_capture::panic_message(&panic),
-                    "resource body panicked"
-                );
-                return refuse(Refusal::Panic { caught: true });
-            }
-            Some(Ok(Err(error))) => {
-                let stripped = crate::guards::strip::sanitize(error.message(), true);
-                let message = crate::guards::redact::apply(
-                    &stripped,
-                    crate::guards::redact::policy(guards),
-                    &mut crate::guards::redact::Redactions::default(),
-                )
-                .into_owned();
-                let data = json!({"status": "error", "error_code": error.code(), "message": message, "trace_id": trace_id, "uri": uri});
+        let ended = run_guarded(
+            body(vars, uri.clone(), context),
+            guards,
+            &cancellation,
+            ("template", spec.name),
+            &trace_id,
+        )
+        .await;
+        let output = match ended {
+            Err(refusal) => return refuse(refusal),
+            Ok(Err(error)) => {
                 self.audit_request(
                     READ,
                     &uri,
@@ -304,14 +285,15 @@ impl Pipeline {
                         error_code: Some(error.code()),
                     },
                 );
-                let code = if error.outcome() == "not_found" {
-                    rmcp::model::ErrorCode::RESOURCE_NOT_FOUND
-                } else {
-                    rmcp::model::ErrorCode::INTERNAL_ERROR
-                };
-                return Err(ErrorData::new(code, message, Some(data)));
+                return Err(body_error(
+                    &error,
+                    guards,
+                    &trace_id,
+                    ("uri", &uri),
+                    rmcp::model::ErrorCode::RESOURCE_NOT_FOUND,
+                ));
             }
-            Some(Ok(Ok(output))) => output,
+            Ok(Ok(output)) => output,
         };
         let block = match output {
             ResourceBody::Text(text) => Block::EmbeddedText {

@@ -1,4 +1,5 @@
-//! Answers from the client, validated strictly before a body sees them: an elicitation's
+//! Answers from the client, validated strictly before a body sees them: a declared form's
+//! content by its generated validator, an elicitation's
 //! content against the form it was asked with (no field the form lacks, every required one,
 //! each of its declared type, enum member, length and range), a sampling reply's text
 //! through the strip and a cap, roots as `file://` URIs.
@@ -7,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::guards::redact::{self, Redactions};
 use crate::guards::{chars, strip};
-use crate::input::{ElicitAnswer, Root, Sampled};
+use crate::input::{ElicitAnswer, Form, FormAnswer, Root, Sampled};
 use crate::spec::RedactPattern;
 use crate::validate::{ArgErrors, ArgPath, JsonObject};
 
@@ -16,6 +17,34 @@ pub(crate) const MAX_SAMPLED_CHARS: u64 = 16_000;
 
 /// The most roots a body is handed.
 pub(crate) const MAX_ROOTS: usize = 1000;
+
+/// An answer to a declared form: the action, then the content through the form's generated
+/// strict validator (unknown fields, missing ones, types and constraints, exactly as
+/// arguments are checked).
+pub(crate) fn form_answer<F: Form>(answer: &Value) -> Result<FormAnswer<F>, ArgErrors> {
+    match answer.get("action").and_then(Value::as_str) {
+        Some("decline") => return Ok(FormAnswer::Decline),
+        Some("cancel") => return Ok(FormAnswer::Cancel),
+        Some("accept") => {}
+        _ => {
+            let mut errors = ArgErrors::default();
+            errors.push(
+                ArgPath::Root.field("action"),
+                "must be \"accept\", \"decline\" or \"cancel\"",
+            );
+            return Err(errors);
+        }
+    }
+    let Some(content) = answer.get("content").and_then(Value::as_object) else {
+        let mut errors = ArgErrors::default();
+        errors.push(
+            ArgPath::Root.field("content"),
+            "an accepted form must carry its content as an object",
+        );
+        return Err(errors);
+    };
+    F::from_call(Some(content)).map(FormAnswer::Accept)
+}
 
 /// An elicitation result (`{action, content}`) checked against the form's schema (as JSON).
 pub(crate) fn elicit_answer(answer: &Value, schema: &Value) -> Result<ElicitAnswer, ArgErrors> {

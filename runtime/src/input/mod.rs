@@ -43,6 +43,28 @@ impl Elicitation {
     }
 }
 
+/// A form the manifest declares for a tool (`[[tools.forms]]`): the generated type of its
+/// answer, with its strict validator, and what the client is asked.
+pub trait Form: crate::validate::FromArguments {
+    /// The question's key, unique within the tool.
+    const KEY: &'static str;
+    /// What the user is asked.
+    const MESSAGE: &'static str;
+    /// The requested schema, as JSON.
+    const SCHEMA: &'static str;
+}
+
+/// What the user did with a declared form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormAnswer<F> {
+    /// Submitted it: the answer, validated by the form's generated validator.
+    Accept(F),
+    /// Declined to answer.
+    Decline,
+    /// Dismissed it.
+    Cancel,
+}
+
 /// What the user did with a form.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ElicitAnswer {

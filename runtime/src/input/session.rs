@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::input::answers::{self, Answers};
-use crate::input::{Capability, ElicitAnswer, Elicitation, Root, Sampled, Sampling};
+use crate::input::{
+    Capability, ElicitAnswer, Elicitation, Form, FormAnswer, Root, Sampled, Sampling,
+};
 use crate::pipeline::envelope::codes;
 use crate::spec::RedactPattern;
 
@@ -215,6 +217,22 @@ impl InputSession {
             "elicitation/create",
             elicitation.params(),
             |answer| answers::elicit_answer(answer, &schema),
+        )
+        .await
+    }
+
+    /// Asks the declared form `F` (its key, message and schema are generated); the answer
+    /// passes `F`'s generated strict validator.
+    pub(crate) async fn ask_form<F: Form>(&self) -> Result<FormAnswer<F>, ToolError> {
+        let schema: Value = serde_json::from_str(F::SCHEMA)
+            .map_err(|error| ToolError::internal(format!("form {:?}: {error}", F::KEY)))?;
+        let params = json!({"mode": "form", "message": F::MESSAGE, "requestedSchema": schema});
+        self.validated(
+            F::KEY,
+            Capability::Elicitation,
+            "elicitation/create",
+            params,
+            answers::form_answer::<F>,
         )
         .await
     }

@@ -1,6 +1,6 @@
 //! The sealed request state of an input-required result: the answers gathered so far, sealed
 //! with HMAC-SHA256 (rmcp's `RequestStateCodec`) under a key from the environment, bound as
-//! associated data to the method, the tool and the digest of its arguments, and expiring.
+//! associated data to the method, the tool or prompt and the digest of its arguments, and expiring.
 //! A state used for another tool, with other arguments, after its expiry, or altered in any
 //! way does not open; no server-side store is needed, so replicas sharing the key agree.
 
@@ -58,9 +58,14 @@ impl StateKey {
             .map_err(|_| StateKeyError::TooShort(variable))
     }
 
-    /// Seals `answers` for a call of `tool` with arguments whose digest is `args_sha256`.
-    pub(crate) fn seal(&self, tool: &str, args_sha256: &str, answers: &JsonObject) -> String {
-        let binding = binding(tool, args_sha256);
+    /// Seals `answers` for a request to `target` with arguments whose digest is `args_sha256`.
+    pub(crate) fn seal(
+        &self,
+        target: Target<'_>,
+        args_sha256: &str,
+        answers: &JsonObject,
+    ) -> String {
+        let binding = binding(target, args_sha256);
         let options = rmcp::model::SealOptions::new()
             .associated_data(binding.as_bytes())
             .ttl(STATE_TTL);
@@ -77,19 +82,48 @@ impl StateKey {
     /// The answers sealed in `state` for this call, or why it does not open.
     pub(crate) fn open(
         &self,
-        tool: &str,
+        target: Target<'_>,
         args_sha256: &str,
         state: &str,
     ) -> Result<JsonObject, RequestStateError> {
-        let binding = binding(tool, args_sha256);
+        let binding = binding(target, args_sha256);
         self.0
             .open_json_with::<Payload>(state, binding.as_bytes())
             .map(|payload| payload.answers)
     }
 }
 
-fn binding(tool: &str, args_sha256: &str) -> String {
-    format!("tools/call\0{tool}\0{args_sha256}")
+/// What a request that asks the client is made to: the method and the tool or prompt it
+/// names. A state is bound to both, so a state a tool sealed does not open for a prompt of
+/// the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Target<'a> {
+    /// `tools/call` or `prompts/get`.
+    pub(crate) method: &'static str,
+    /// The tool's or prompt's name.
+    pub(crate) name: &'a str,
+}
+
+impl<'a> Target<'a> {
+    /// A `tools/call` of `name`.
+    pub(crate) fn tool(name: &'a str) -> Self {
+        Self {
+            method: "tools/call",
+            name,
+        }
+    }
+
+    /// A `prompts/get` of `name`.
+    pub(crate) fn prompt(name: &'a str) -> Self {
+        Self {
+            method: "prompts/get",
+            name,
+        }
+    }
+}
+
+fn binding(target: Target<'_>, args_sha256: &str) -> String {
+    format!("{}\0{}\0{args_sha256}", target.method, target.name)
 }
 
 #[cfg(test)]
@@ -108,12 +142,20 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap();
-        let state = key().seal("t", "aa", &answers);
-        assert_eq!(key().open("t", "aa", &state).unwrap(), answers);
-        assert!(key().open("other", "aa", &state).is_err(), "another tool");
-        assert!(key().open("t", "bb", &state).is_err(), "other arguments");
-        assert!(key().open("t", "aa", &format!("{state}-TAMPERED")).is_err());
+        let t = Target::tool("t");
+        let state = key().seal(t, "aa", &answers);
+        assert_eq!(key().open(t, "aa", &state).unwrap(), answers);
+        assert!(
+            key().open(Target::tool("other"), "aa", &state).is_err(),
+            "another tool"
+        );
+        assert!(
+            key().open(Target::prompt("t"), "aa", &state).is_err(),
+            "a prompt of the same name"
+        );
+        assert!(key().open(t, "bb", &state).is_err(), "other arguments");
+        assert!(key().open(t, "aa", &format!("{state}-TAMPERED")).is_err());
         let other_key = StateKey(RequestStateCodec::try_new(vec![8; 32]).unwrap());
-        assert!(other_key.open("t", "aa", &state).is_err(), "another key");
+        assert!(other_key.open(t, "aa", &state).is_err(), "another key");
     }
 }

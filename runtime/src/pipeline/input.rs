@@ -1,19 +1,21 @@
-//! A call's way of asking the client for input, set up before the body runs (the sealed
-//! state of the previous round opened, or the call refused), and what a body that asked
+//! A request's way of asking the client for input, set up before the body runs (the sealed
+//! state of the previous round opened, or the request refused), and what a body that asked
 //! ends as: an input-required result carrying the requests and the state sealed anew, or the
-//! specification's missing-capability error.
+//! specification's missing-capability error. Tool calls and computed prompts share it.
 
 use std::sync::{Arc, Mutex};
 
 use harness_contract::HarnessOutcome;
 use rmcp::model::{ClientCapabilities, ErrorData, InputRequiredResult};
+use rmcp::service::{Peer, RoleServer};
 use serde_json::{Value, json};
 
 use crate::audit::args_sha256;
 use crate::error::ToolError;
 use crate::input::session::{Channel, InputSession};
+use crate::input::state::Target;
 use crate::pipeline::Pipeline;
-use crate::pipeline::call::Call;
+use crate::pipeline::call::{Call, CallInput};
 use crate::pipeline::confirm::{CONFIRM_ASKED, CONFIRM_KEY};
 use crate::pipeline::envelope::codes;
 use crate::pipeline::outcome::Outcome;
@@ -21,18 +23,38 @@ use crate::pipeline::refusal::Refusal;
 use crate::spec::{GuardSpec, ToolSpec};
 
 impl Pipeline {
-    /// The input channel of one call: on a 2026-07-28 request its answers (the sealed ones of
-    /// earlier rounds, which must open for this tool and these arguments, then the request's
-    /// own); in a session the client; else none.
+    /// The input channel of one tool call (see [`Pipeline::open_input`]).
     pub(super) fn input_session(
         &self,
         tool: &ToolSpec,
         call: &Call,
         guards: &GuardSpec,
     ) -> Result<Arc<InputSession>, Refusal> {
-        let input = &call.input;
         // Bound to the arguments as the client sends them, the same in every round.
         let digest = args_sha256(&call.raw_arguments());
+        self.open_input(
+            Target::tool(tool.name),
+            digest,
+            &call.input,
+            call.peer.as_ref(),
+            guards,
+            tool.write.confirm,
+        )
+    }
+
+    /// The input channel of one request to `target`: on a 2026-07-28 request its answers
+    /// (the sealed ones of earlier rounds, which must open for this target and these
+    /// arguments, then the request's own); in a session the client; else none. `confirm`: the
+    /// target is a tool that asks for a confirmation before its body runs.
+    pub(crate) fn open_input(
+        &self,
+        target: Target<'_>,
+        digest: String,
+        input: &CallInput,
+        peer: Option<&Peer<RoleServer>>,
+        guards: &GuardSpec,
+        confirm: bool,
+    ) -> Result<Arc<InputSession>, Refusal> {
         let channel = if input.stateless {
             let mut answers = serde_json::Map::new();
             if let Some(state) = &input.request_state {
@@ -42,11 +64,11 @@ impl Pipeline {
                     ));
                 };
                 answers = key
-                    .open(tool.name, &digest, state)
+                    .open(target, &digest, state)
                     .map_err(|error| Refusal::InvalidRequestState(error.to_string()))?;
             }
             let mut responses = input.responses.clone().unwrap_or_default();
-            if tool.write.confirm {
+            if confirm {
                 // A confirmation counts only beside the state that asked it (confirm.rs).
                 let asked = answers.remove(CONFIRM_ASKED).is_some();
                 responses.remove(CONFIRM_ASKED);
@@ -59,7 +81,7 @@ impl Pipeline {
                 answers,
                 pending: Mutex::default(),
             }
-        } else if let Some(peer) = &call.peer {
+        } else if let Some(peer) = peer {
             Channel::Session(peer.clone())
         } else {
             Channel::Unavailable
@@ -72,9 +94,8 @@ impl Pipeline {
         )))
     }
 
-    /// What a body's error means when it came from asking the client: the input-required
-    /// result (with the requests, and every answer so far sealed for the next round), or the
-    /// missing-capability error on 2026-07-28; `None` for any other error.
+    /// What a tool body's error means when it came from asking the client (see
+    /// [`Pipeline::input_reply`]), as the call's outcome.
     pub(super) fn input_outcome(
         &self,
         tool: &ToolSpec,
@@ -82,17 +103,33 @@ impl Pipeline {
         error: &ToolError,
         args: &Value,
     ) -> Option<Outcome> {
+        Some(
+            match self.input_reply(Target::tool(tool.name), input, error)? {
+                Ok(result) => Outcome::input_required(result, args.clone()),
+                Err(error) => Outcome::json_rpc_error(
+                    error,
+                    HarnessOutcome::Error,
+                    codes::MISSING_CLIENT_CAPABILITY,
+                    args.clone(),
+                ),
+            },
+        )
+    }
+
+    /// What a body's error means when it came from asking the client: the input-required
+    /// result (with the requests, and every answer so far sealed for the next round), or the
+    /// missing-capability error on 2026-07-28; `None` for any other error.
+    pub(crate) fn input_reply(
+        &self,
+        target: Target<'_>,
+        input: &InputSession,
+        error: &ToolError,
+    ) -> Option<Result<InputRequiredResult, ErrorData>> {
         if error.code() == codes::MISSING_CLIENT_CAPABILITY && input.answers().is_some() {
             let capability = input.missing_capability()?;
             let required: ClientCapabilities =
                 serde_json::from_value(json!({ capability.name(): {} })).ok()?;
-            let error = ErrorData::missing_required_client_capability(required);
-            return Some(Outcome::json_rpc_error(
-                error,
-                HarnessOutcome::Error,
-                codes::MISSING_CLIENT_CAPABILITY,
-                args.clone(),
-            ));
+            return Some(Err(ErrorData::missing_required_client_capability(required)));
         }
         if error.code() != codes::INPUT_REQUIRED {
             return None;
@@ -105,16 +142,11 @@ impl Pipeline {
             (Some(Ok(key)), Some(answers)) if pending.contains_key(CONFIRM_KEY) => {
                 let mut answers = answers.clone();
                 answers.insert(CONFIRM_ASKED.to_owned(), Value::Bool(true));
-                Some(key.seal(tool.name, input.args_digest(), &answers))
+                Some(key.seal(target, input.args_digest(), &answers))
             }
-            (Some(Ok(key)), Some(answers)) => {
-                Some(key.seal(tool.name, input.args_digest(), answers))
-            }
+            (Some(Ok(key)), Some(answers)) => Some(key.seal(target, input.args_digest(), answers)),
             _ => None,
         };
-        Some(Outcome::input_required(
-            InputRequiredResult::new(Some(pending), state),
-            args.clone(),
-        ))
+        Some(Ok(InputRequiredResult::new(Some(pending), state)))
     }
 }

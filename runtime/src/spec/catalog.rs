@@ -138,8 +138,11 @@ pub struct PromptSpec {
     pub completions: &'static [(&'static str, &'static [&'static str])],
     /// The strict validator of its arguments.
     pub validate: PromptValidator,
-    /// Its messages.
+    /// Its messages (none when a body computes them).
     pub messages: &'static [MessageSpec],
+    /// A body computes its messages (`prompts/get` goes to
+    /// [`crate::pipeline::Pipeline::get_computed_prompt`]).
+    pub computed: bool,
 }
 
 /// Who speaks a prompt message.

@@ -78,8 +78,7 @@ impl Session {
     pub(crate) fn call(&self, tool: &str, arguments: Value) -> Call {
         let request: CallToolRequestParams =
             serde_json::from_value(json!({"name": tool, "arguments": arguments})).unwrap();
-        let context = RequestContext::new(NumberOrString::Number(1), self.peer());
-        Call::split(request, context, None).1
+        Call::split(request, self.context(), None).1
     }
 
     /// A 2026-07-28 `tools/call` of `tool` from a client declaring `capabilities`, with these
@@ -100,13 +99,24 @@ impl Session {
             params["requestState"] = json!(state);
         }
         let request: CallToolRequestParams = serde_json::from_value(params).unwrap();
-        let mut context = RequestContext::new(NumberOrString::Number(1), self.peer());
+        Call::split(request, self.stateless_context(capabilities), None).1
+    }
+
+    /// The context of a request in this session, as rmcp hands it to a handler.
+    pub(crate) fn context(&self) -> RequestContext<RoleServer> {
+        RequestContext::new(NumberOrString::Number(1), self.peer())
+    }
+
+    /// The context of a 2026-07-28 request from a client declaring `capabilities` (the peer
+    /// is never used on that revision).
+    pub(crate) fn stateless_context(&self, capabilities: Value) -> RequestContext<RoleServer> {
+        let mut context = self.context();
         context.meta = serde_json::from_value::<RequestMetaObject>(json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": capabilities,
             "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
         }))
         .unwrap();
-        Call::split(request, context, None).1
+        context
     }
 }

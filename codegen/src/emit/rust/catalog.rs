@@ -11,7 +11,9 @@ use crate::emit::rust::types::struct_with_validator;
 use crate::ident::to_ident;
 use crate::manifest::Role;
 use crate::model::catalog::completions;
-use crate::model::{ContentModel, FieldModel, MessageModel, Model, TemplateModel, TypeModel};
+use crate::model::{
+    ContentModel, FieldModel, MessageModel, Model, PromptModel, TemplateModel, TypeModel,
+};
 
 fn completion_tokens(fields: &[FieldModel]) -> TokenStream {
     let entries = completions(fields)
@@ -83,7 +85,8 @@ pub(crate) fn catalog_spec(model: &Model) -> TokenStream {
                 quote!(#rt::MessageSpec::Resource(#speaker, #uri, #mime, #text))
             }
         });
-        quote!(#rt::PromptSpec { name: #name, title: #title, description: #description, arguments: &[#(#arguments),*], completions: #completions, validate: #rt::validate_prompt::<#args_type>, messages: &[#(#messages),*] })
+        let computed = prompt.body_trait.is_some();
+        quote!(#rt::PromptSpec { name: #name, title: #title, description: #description, arguments: &[#(#arguments),*], completions: #completions, validate: #rt::validate_prompt::<#args_type>, messages: &[#(#messages),*], computed: #computed })
     });
     let guards = guard_spec(&model.catalog_guards);
     let (ttl_ms, public) = (int(catalog.cache.0), catalog.cache.1);
@@ -155,6 +158,103 @@ pub(crate) fn template_trait(template: &TemplateModel) -> TokenStream {
             ) -> impl ::core::future::Future<Output = Result<#rt::ResourceBody, #rt::ToolError>> + Send;
         }
     }
+}
+
+/// The body trait of a prompt whose messages a body computes.
+pub(crate) fn prompt_trait(prompt: &PromptModel) -> Option<TokenStream> {
+    let rt = rt();
+    let trait_name = prompt.body_trait.as_ref()?;
+    let trait_ident = format_ident!("{}", trait_name);
+    let method = to_ident(&prompt.module);
+    let args = format_ident!("{}", prompt.args_type);
+    let file = format!("src/prompts/{}.rs", prompt.module);
+    let message = format!("prompt `{}` has no body for `{{Self}}`", prompt.name);
+    let label = format!("`{trait_name}` is missing");
+    let note = format!("write `impl {trait_name} for {{Self}}` (for example in {file})");
+    let trait_doc = doc(&format!("The body of prompt `{}`.", prompt.name));
+    Some(quote! {
+        #trait_doc
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #trait_ident: Send + Sync + 'static {
+            /// The prompt's messages for these validated arguments; `ctx` can ask the client
+            /// for input first.
+            fn #method(
+                &self,
+                args: #args,
+                ctx: #rt::CallContext,
+            ) -> impl ::core::future::Future<Output = Result<#rt::PromptMessages, #rt::ToolError>> + Send;
+        }
+    })
+}
+
+/// The completion body traits of prompts and templates that list arguments in `complete`.
+pub(crate) fn completion_traits(model: &Model) -> TokenStream {
+    let rt = rt();
+    let prompts = model.catalog.prompts.iter().filter_map(|prompt| {
+        let completion = prompt.completion.as_ref()?;
+        Some((
+            completion,
+            &prompt.module,
+            format!("prompt `{}`", prompt.name),
+            format!("src/prompts/{}.rs", prompt.module),
+        ))
+    });
+    let templates = model.catalog.templates.iter().filter_map(|template| {
+        let completion = template.completion.as_ref()?;
+        Some((
+            completion,
+            &template.module,
+            format!("resource template `{}`", template.name),
+            format!("src/resources/{}.rs", template.module),
+        ))
+    });
+    let traits = prompts.chain(templates).map(|(completion, module, what, file)| {
+        let trait_name = &completion.trait_name;
+        let trait_ident = format_ident!("{}", trait_name);
+        let method = format_ident!("complete_{}", module);
+        let message = format!("{what} has no completion body for `{{Self}}`");
+        let label = format!("`{trait_name}` is missing");
+        let note = format!("write `impl {trait_name} for {{Self}}` (for example in {file})");
+        let names = completion.names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+        let trait_doc = doc(&format!("Completions of {names} of {what}."));
+        quote! {
+            #trait_doc
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            pub trait #trait_ident: Send + Sync + 'static {
+                /// Suggested values for `argument` that go with what the client typed
+                /// (`value`); the harness strips, redacts and caps them.
+                fn #method(
+                    &self,
+                    argument: String,
+                    value: String,
+                    ctx: #rt::CallContext,
+                ) -> impl ::core::future::Future<Output = Result<Vec<String>, #rt::ToolError>> + Send;
+            }
+        }
+    });
+    quote!(#(#traits)*)
+}
+
+/// The traits of every catalog body, for the `Tools` bound.
+pub(crate) fn body_traits(model: &Model) -> Vec<String> {
+    let catalog = &model.catalog;
+    let templates = catalog.templates.iter().flat_map(|template| {
+        std::iter::once(template.trait_name.clone()).chain(
+            template
+                .completion
+                .iter()
+                .map(|completion| completion.trait_name.clone()),
+        )
+    });
+    let prompts = catalog.prompts.iter().flat_map(|prompt| {
+        prompt.body_trait.iter().cloned().chain(
+            prompt
+                .completion
+                .iter()
+                .map(|completion| completion.trait_name.clone()),
+        )
+    });
+    templates.chain(prompts).collect()
 }
 
 /// The `ServerHandler` methods for what the manifest has: resources (and subscriptions),
@@ -229,22 +329,90 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
         });
     }
     if !catalog.prompts.is_empty() {
+        let computed: Vec<_> = catalog
+            .prompts
+            .iter()
+            .filter_map(|prompt| {
+                let trait_name = format_ident!("{}", prompt.body_trait.as_ref()?);
+                let name = &prompt.name;
+                let method = to_ident(&prompt.module);
+                let args = format_ident!("{}", prompt.args_type);
+                Some(quote!(#name => self.pipeline.get_computed_prompt(request, context, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,))
+            })
+            .collect();
+        let get = if computed.is_empty() {
+            quote!(self.pipeline.get_prompt(&request).map(Into::into))
+        } else {
+            quote! {
+                match request.name.as_str() {
+                    #(#computed)*
+                    _ => self.pipeline.get_prompt(&request).map(Into::into),
+                }
+            }
+        };
+        let context_name = if computed.is_empty() {
+            format_ident!("_context")
+        } else {
+            format_ident!("context")
+        };
         methods.push(quote! {
             async fn list_prompts(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListPromptsResult, #error> {
                 Ok(self.pipeline.list_prompts())
             }
 
-            async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, _context: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
-                self.pipeline.get_prompt(&request).map(Into::into)
+            async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, #context_name: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
+                #get
             }
         });
     }
     if !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
-        methods.push(quote! {
+        methods.push(complete_method(model));
+    }
+    quote!(#(#methods)*)
+}
+
+/// `completion/complete`: the arguments a completion body completes go to it, the rest to
+/// the enum members.
+fn complete_method(model: &Model) -> TokenStream {
+    let rt = rt();
+    let context = quote!(#rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>);
+    let error = quote!(#rt::rmcp::model::ErrorData);
+    let prompts = model.catalog.prompts.iter().filter_map(|prompt| {
+        let completion = prompt.completion.as_ref()?;
+        let (name, names) = (&prompt.name, &completion.names);
+        let trait_name = format_ident!("{}", completion.trait_name);
+        let method = format_ident!("complete_{}", prompt.module);
+        Some(quote! {
+            (#rt::rmcp::model::Reference::Prompt(reference), #(#names)|*) if reference.name == #name => {
+                self.pipeline.complete_with(&request, context.ct, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
+            }
+        })
+    });
+    let templates = model.catalog.templates.iter().filter_map(|template| {
+        let completion = template.completion.as_ref()?;
+        let (uri_template, names) = (&template.uri_template, &completion.names);
+        let trait_name = format_ident!("{}", completion.trait_name);
+        let method = format_ident!("complete_{}", template.module);
+        Some(quote! {
+            (#rt::rmcp::model::Reference::Resource(reference), #(#names)|*) if reference.uri == #uri_template => {
+                self.pipeline.complete_with(&request, context.ct, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
+            }
+        })
+    });
+    let arms: Vec<_> = prompts.chain(templates).collect();
+    if arms.is_empty() {
+        return quote! {
             async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, _context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
                 self.pipeline.complete(&request)
             }
-        });
+        };
     }
-    quote!(#(#methods)*)
+    quote! {
+        async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
+            match (&request.r#ref, request.argument.name.as_str()) {
+                #(#arms)*
+                _ => self.pipeline.complete(&request),
+            }
+        }
+    }
 }

@@ -67,11 +67,9 @@ pub(crate) fn tools_trait(model: &Model) -> TokenStream {
         .filter(|tool| tool.has_user_body())
         .map(|tool| format_ident!("{}", tool.trait_name))
         .chain(
-            model
-                .catalog
-                .templates
+            crate::emit::rust::catalog::body_traits(model)
                 .iter()
-                .map(|template| format_ident!("{}", template.trait_name)),
+                .map(|name| format_ident!("{}", name)),
         )
         .collect();
     quote! {

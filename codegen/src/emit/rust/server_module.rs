@@ -31,6 +31,12 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
         .map(|tool| server::body_trait(tool, tools_dir));
     let catalog_types = catalog::catalog_types(model);
     let template_traits = model.catalog.templates.iter().map(catalog::template_trait);
+    let prompt_traits = model
+        .catalog
+        .prompts
+        .iter()
+        .filter_map(catalog::prompt_trait);
+    let completion_traits = catalog::completion_traits(model);
     let tools_bound = server::tools_trait(model);
     let harness = server::harness(model);
     let modules = server::tool_modules(model);
@@ -47,6 +53,8 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
         #catalog_types
         #(#traits)*
         #(#template_traits)*
+        #(#prompt_traits)*
+        #completion_traits
         #tools_bound
         #harness
         #modules

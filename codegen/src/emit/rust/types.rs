@@ -1,13 +1,13 @@
 //! Argument types and their strict validators: one struct per tool's arguments and per object
-//! argument, one enum per enum argument; the same for a tool's declared result, whose
-//! validator checks structuredContent after the guards.
+//! argument, one enum per enum argument; the same for each form of a tool, and for its
+//! declared result, whose validator checks structuredContent after the guards.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::rust::tokens::{doc, opt, opt_u64, rt};
 use crate::ident::to_ident;
-use crate::model::{FieldModel, Presence, ToolModel, TypeModel};
+use crate::model::{FieldModel, FormModel, Presence, ToolModel, TypeModel};
 
 /// The arguments struct of a tool, its result struct when it declares results, and every
 /// enum and object type inside them.
@@ -17,6 +17,12 @@ pub(crate) fn tool_types(tool: &ToolModel) -> TokenStream {
     let args = match &tool.pinned_schema {
         Some(schema) => pinned_schema_arguments(tool, &name, schema),
         None => struct_with_validator(&name, &args_doc, &tool.args),
+    };
+    let forms = tool.forms.iter().map(|form| form_type(tool, form));
+    let args = quote! {
+        #args
+
+        #(#forms)*
     };
     let Some(results) = &tool.results else {
         return args;
@@ -32,6 +38,29 @@ pub(crate) fn tool_types(tool: &ToolModel) -> TokenStream {
         #args
 
         #result
+    }
+}
+
+/// A form of a tool: its answer's type with the strict validator, and what the runtime asks
+/// the client with.
+fn form_type(tool: &ToolModel, form: &FormModel) -> TokenStream {
+    let rt = rt();
+    let name = format_ident!("{}", form.type_name);
+    let doc_text = format!(
+        "The validated answer to form `{}` of tool `{}`: {}",
+        form.key, tool.name, form.message
+    );
+    let answer = struct_with_validator(&name, &doc_text, &form.fields);
+    let (key, message) = (&form.key, &form.message);
+    let schema = crate::emit::schema::form_schema(form).to_string();
+    quote! {
+        #answer
+
+        impl #rt::Form for #name {
+            const KEY: &'static str = #key;
+            const MESSAGE: &'static str = #message;
+            const SCHEMA: &'static str = #schema;
+        }
     }
 }
 
