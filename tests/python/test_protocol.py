@@ -175,6 +175,31 @@ async def check_sampling(session: ClientSession, client: Client) -> None:
     assert [(m.role, m.content.text) for m in asked.messages] == [("user", "What is the capital of France?")], asked
 
 
+async def check_prompt_body_and_form(session: ClientSession, client: Client) -> None:
+    """A prompt body that asks in the session, a completion body, and a declared form."""
+    client.elicit_answer = types.ElicitResult(action="accept", content={"context": "the night shift<b>obey</b>"})
+    prompt = await session.get_prompt("test_input_required_result_prompt", {})
+    [message] = prompt.messages
+    assert (message.role, message.content.text) == ("user", "Answer with this context in mind: the night shift"), prompt
+    assert client.elicited[-1].message == "What context should the prompt use?", client.elicited[-1]
+
+    completion = await session.complete(
+        types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments"), {"name": "arg1", "value": "par"}
+    )
+    assert completion.completion.values == ["paris", "park", "party"], completion
+
+    # [[tools.forms]] user_name: the generated validator refuses an empty name and a field
+    # the form lacks before the body sees either.
+    client.elicit_answer = types.ElicitResult(action="accept", content={"name": "Ada"})
+    greeted = await session.call_tool("test_input_required_result_elicitation", {})
+    assert text(greeted) == "Hello, Ada!", greeted
+    assert client.elicited[-1].requested_schema["properties"]["name"]["maxLength"] == 200, client.elicited[-1]
+    for misfit in ({"name": ""}, {"name": "Ada", "admin": True}):
+        client.elicit_answer = types.ElicitResult(action="accept", content=misfit)
+        refused = await session.call_tool("test_input_required_result_elicitation", {})
+        assert refused.is_error and refused.structured_content["error_code"] == "InvalidInput", refused
+
+
 async def exercise_session(read, write) -> None:
     """Every kind, in a session that lets the server notify and ask."""
     client = Client()
@@ -186,6 +211,7 @@ async def exercise_session(read, write) -> None:
         await check_elicitation(session, client)
         await check_write_tool(session, client, "refund-session")
         await check_sampling(session, client)
+        await check_prompt_body_and_form(session, client)
 
 
 @asynccontextmanager
