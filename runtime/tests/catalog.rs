@@ -17,9 +17,10 @@ use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, ErrorCode, GetPromptRequestParams, PromptReference,
     ReadResourceRequestParams, Reference, ResourceContents,
 };
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
+use common::clients::Session;
 use common::{AUDIT, GUARDS, SERVER};
 
 /// Accepts exactly `{"topic": <string of at most 10 characters>}`.
@@ -126,6 +127,12 @@ fn audit_lines(dir: &tempfile::TempDir) -> Vec<Value> {
         .collect()
 }
 
+/// The context rmcp hands a handler, with a peer nobody answers on (catalog requests of
+/// static content never ask the client).
+fn context() -> RequestContext<RoleServer> {
+    Session::new(json!({}), Value::Null).context()
+}
+
 fn read(uri: &str) -> ReadResourceRequestParams {
     ReadResourceRequestParams::new(uri)
 }
@@ -136,7 +143,7 @@ async fn read_ticket(
     uri: &str,
     runs: &AtomicU32,
 ) -> Result<Vec<ResourceContents>, rmcp::model::ErrorData> {
-    match pipeline.resolve_resource(&read(uri), CancellationToken::new()) {
+    match pipeline.resolve_resource(&read(uri), &context()) {
         Resolved::Done(result) => result.map(|result| result.contents),
         Resolved::Template(read) => {
             #[derive(Debug)]
@@ -265,7 +272,7 @@ async fn prompts_fill_validated_arguments_and_refuse_anything_else() {
     let (pipeline, audit) = audited();
     let request = GetPromptRequestParams::new("summarize")
         .with_arguments(json!({"topic": "disk"}).as_object().cloned().unwrap());
-    let result = pipeline.get_prompt(&request).unwrap();
+    let result = pipeline.get_prompt(&request, &context()).unwrap();
     let messages = serde_json::to_value(&result.messages).unwrap();
     assert_eq!(messages[0]["content"]["text"], "Summarize disk.");
     assert_eq!(messages[1]["content"]["resource"]["uri"], "notes://disk");
@@ -277,12 +284,12 @@ async fn prompts_fill_validated_arguments_and_refuse_anything_else() {
     ] {
         let request = GetPromptRequestParams::new("summarize")
             .with_arguments(arguments.as_object().cloned().unwrap());
-        let error = pipeline.get_prompt(&request).unwrap_err();
+        let error = pipeline.get_prompt(&request, &context()).unwrap_err();
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{arguments}");
         assert_eq!(error.data.unwrap()["error_code"], "InvalidArguments");
     }
     let unknown = pipeline
-        .get_prompt(&GetPromptRequestParams::new("nope"))
+        .get_prompt(&GetPromptRequestParams::new("nope"), &context())
         .unwrap_err();
     assert_eq!(unknown.data.unwrap()["error_code"], "UnknownPrompt");
     let lines = audit_lines(&audit);
@@ -298,7 +305,7 @@ async fn completion_offers_enum_members_by_prefix_and_lists_carry_cache_hints() 
         Reference::Prompt(PromptReference::new("summarize")),
         ArgumentInfo::new("topic", "net"),
     );
-    let completion = pipeline.complete(&request).unwrap().completion;
+    let completion = pipeline.complete(&request, &context()).unwrap().completion;
     assert_eq!(completion.values, ["network", "netflix"]);
     let listed = serde_json::to_value(pipeline.list_resources()).unwrap();
     assert_eq!(
@@ -308,5 +315,43 @@ async fn completion_offers_enum_members_by_prefix_and_lists_carry_cache_hints() 
     assert_eq!(
         serde_json::to_value(pipeline.list_prompts()).unwrap()["prompts"][0]["arguments"][0]["required"],
         true
+    );
+}
+
+#[tokio::test]
+async fn the_callers_subject_is_audited_on_every_catalog_request_where_the_manifest_opts_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = Pipeline::new(&CATALOG_SERVER, &TOOLS);
+    let audit = harness_runtime::audit::AuditSpec {
+        subject: true,
+        ..AUDIT
+    };
+    pipeline
+        .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), audit).unwrap())
+        .unwrap();
+    let mut context = context();
+    let caller = harness_runtime::auth::Caller::new("alice", Vec::new(), None);
+    context.extensions.insert(std::sync::Arc::new(caller));
+    let request = GetPromptRequestParams::new("summarize")
+        .with_arguments(json!({"topic": "disk"}).as_object().cloned().unwrap());
+    pipeline.get_prompt(&request, &context).unwrap();
+    let Resolved::Done(read) = pipeline.resolve_resource(&read("docs://runbook"), &context) else {
+        panic!("a static resource is read at once");
+    };
+    read.unwrap();
+    let completion = CompleteRequestParams::new(
+        Reference::Prompt(PromptReference::new("summarize")),
+        ArgumentInfo::new("topic", "d"),
+    );
+    pipeline.complete(&completion, &context).unwrap();
+    // A request without a caller (loopback, static token) audits none.
+    pipeline.get_prompt(&request, &self::context()).unwrap();
+    let subjects: Vec<Value> = audit_lines(&dir)
+        .iter()
+        .map(|line| line["subject"].clone())
+        .collect();
+    assert_eq!(
+        subjects,
+        [json!("alice"), json!("alice"), json!("alice"), Value::Null]
     );
 }

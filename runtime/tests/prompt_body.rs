@@ -399,11 +399,11 @@ fn completion(value: &str) -> CompleteRequestParams {
 #[tokio::test]
 async fn completion_bodies_are_stripped_redacted_and_capped_at_one_hundred() {
     let (pipeline, dir) = pipeline();
-    let cancel = tokio_util::sync::CancellationToken::new();
+    let session = Session::new(json!({}), Value::Null);
     let result = pipeline
         .complete_with(
             &completion("d"),
-            cancel.clone(),
+            &session.context(),
             |argument, value, _| async move {
                 assert_eq!((argument.as_str(), value.as_str()), ("topic", "d"));
                 let mut values = vec![
@@ -430,9 +430,11 @@ async fn completion_bodies_are_stripped_redacted_and_capped_at_one_hundred() {
     assert_eq!(result.completion.has_more, Some(true));
     // What the client typed is bounded before any body sees it.
     let error = pipeline
-        .complete_with(&completion(&"d".repeat(1001)), cancel, |_, _, _| async {
-            panic!("the body must not run")
-        })
+        .complete_with(
+            &completion(&"d".repeat(1001)),
+            &session.context(),
+            |_, _, _| async { panic!("the body must not run") },
+        )
         .await
         .expect_err("refused");
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS);

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use rmcp::service::{RequestContext, RoleServer};
+
 /// The caller of one request, as its access token names it. Never carries the token itself.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Caller {
@@ -42,6 +44,17 @@ impl Caller {
     /// `http::request::Parts`), if the auth layer accepted a token for it.
     pub fn of_request(extensions: &http::Extensions) -> Option<Arc<Caller>> {
         extensions.get::<Arc<Caller>>().cloned()
+    }
+
+    /// The caller of the request rmcp hands a handler: streamable HTTP passes the request's
+    /// parts (where the auth layer put the caller); the legacy SSE transport puts the caller
+    /// itself.
+    pub fn of_context(context: &RequestContext<RoleServer>) -> Option<Arc<Caller>> {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| Self::of_request(&parts.extensions))
+            .or_else(|| context.extensions.get::<Arc<Caller>>().cloned())
     }
 }
 

@@ -3,19 +3,18 @@
 //! arguments the manifest lists under `complete`; at most 100 (the specification's cap),
 //! each through the tag strip and redaction; audited.
 
-use std::time::Instant;
-
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, Reference};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
+use crate::auth::Caller;
 use crate::catalog::body::{body_error, run_guarded};
-use crate::catalog::record::{Finished, refusal_error};
+use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::guards::{redact, strip};
 use crate::pipeline::Pipeline;
 use crate::pipeline::refusal::Refusal;
-use crate::trace::trace_id_for;
 
 const COMPLETE: &str = "completion/complete";
 
@@ -27,6 +26,14 @@ const MAX_VALUE_CHARS: usize = 500;
 
 /// The longest text a client may ask to complete, in characters.
 const MAX_TYPED_CHARS: usize = 1000;
+
+fn began(request: &CompleteRequestParams, context: &RequestContext<RoleServer>) -> Began {
+    let traceparent = request
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get_traceparent());
+    Began::now(traceparent, Caller::of_context(context))
+}
 
 fn args_of(target: &str, request: &CompleteRequestParams) -> serde_json::Value {
     json!({"ref": target, "argument": request.argument.name, "value": request.argument.value})
@@ -42,10 +49,14 @@ fn result_of(matching: Vec<String>) -> CompleteResult {
 }
 
 impl Pipeline {
-    /// `completion/complete`: an unknown prompt or template is refused with -32602.
-    pub fn complete(&self, request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
-        let started = Instant::now();
-        let trace_id = trace_id_for(None);
+    /// `completion/complete` (`context`: the request's, for its caller): an unknown prompt or
+    /// template is refused with -32602.
+    pub fn complete(
+        &self,
+        request: &CompleteRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let began = began(request, context);
         let catalog = &self.server().catalog;
         let (target, completions) = match &request.r#ref {
             Reference::Prompt(prompt) => (
@@ -68,14 +79,16 @@ impl Pipeline {
         };
         let args = args_of(&target, request);
         let Some(completions) = completions else {
-            let (error, outcome, code) =
-                refusal_error(Refusal::UnknownPrompt(target.clone()), &trace_id, None);
+            let (error, outcome, code) = refusal_error(
+                Refusal::UnknownPrompt(target.clone()),
+                &began.trace_id,
+                None,
+            );
             self.audit_request(
                 COMPLETE,
                 &target,
                 &args,
-                &trace_id,
-                started,
+                &began,
                 &Finished {
                     outcome,
                     error_code: Some(code),
@@ -95,7 +108,7 @@ impl Pipeline {
                     .collect()
             })
             .unwrap_or_default();
-        self.audit_request(COMPLETE, &target, &args, &trace_id, started, &Finished::OK);
+        self.audit_request(COMPLETE, &target, &args, &began, &Finished::OK);
         Ok(result_of(matching))
     }
 
@@ -107,15 +120,16 @@ impl Pipeline {
     pub async fn complete_with<F, Fut>(
         &self,
         request: &CompleteRequestParams,
-        cancellation: tokio_util::sync::CancellationToken,
+        context: &RequestContext<RoleServer>,
         body: F,
     ) -> Result<CompleteResult, ErrorData>
     where
         F: FnOnce(String, String, CallContext) -> Fut,
         Fut: Future<Output = Result<Vec<String>, ToolError>>,
     {
-        let started = Instant::now();
-        let trace_id = trace_id_for(None);
+        let began = began(request, context);
+        let trace_id = began.trace_id.as_str();
+        let cancellation = &context.ct;
         let target = match &request.r#ref {
             Reference::Prompt(prompt) => prompt.name.as_str(),
             Reference::Resource(resource) => resource.uri.as_str(),
@@ -123,10 +137,10 @@ impl Pipeline {
         };
         let args = args_of(target, request);
         let audit = |finished: &Finished<'_>| {
-            self.audit_request(COMPLETE, target, &args, &trace_id, started, finished);
+            self.audit_request(COMPLETE, target, &args, &began, finished);
         };
         let refuse = |refusal| {
-            let (error, outcome, code) = refusal_error(refusal, &trace_id, None);
+            let (error, outcome, code) = refusal_error(refusal, trace_id, None);
             audit(&Finished {
                 outcome,
                 error_code: Some(code),
@@ -144,13 +158,13 @@ impl Pipeline {
         }
         let guards = &self.server().catalog.guards;
         let name: &'static str = "completion/complete";
-        let ctx = CallContext::new(name, trace_id.clone(), cancellation.clone());
+        let ctx = CallContext::new(name, trace_id.to_owned(), cancellation.clone());
         let ended = run_guarded(
             body(request.argument.name.clone(), typed.clone(), ctx),
             guards,
-            &cancellation,
+            cancellation,
             ("completion", target),
-            &trace_id,
+            trace_id,
         )
         .await;
         let suggested = match ended {
@@ -163,7 +177,7 @@ impl Pipeline {
                 return Err(body_error(
                     &error,
                     guards,
-                    &trace_id,
+                    trace_id,
                     ("ref", target),
                     rmcp::model::ErrorCode::INVALID_PARAMS,
                 ));

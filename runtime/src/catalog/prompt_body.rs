@@ -5,16 +5,15 @@
 //! sealed for `prompts/get` of this prompt and these arguments), its messages through the
 //! output guards, every get audited.
 
-use std::time::Instant;
-
 use rmcp::model::{ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::audit::args_sha256;
+use crate::auth::Caller;
 use crate::catalog::body::{body_error, run_guarded};
 use crate::catalog::prompts::{GET, guarded_messages};
-use crate::catalog::record::{Finished, refusal_error};
+use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::content::{Block, Content};
 use crate::context::CallContext;
 use crate::error::ToolError;
@@ -24,7 +23,6 @@ use crate::pipeline::call::CallInput;
 use crate::pipeline::envelope::codes;
 use crate::pipeline::refusal::Refusal;
 use crate::spec::catalog::RoleSpec;
-use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
 
 /// What a prompt body returns: messages in order, each one content block spoken by the user
@@ -86,21 +84,21 @@ impl Pipeline {
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<PromptMessages, ToolError>>,
     {
-        let started = Instant::now();
         let traceparent = request
             .meta
             .as_ref()
             .and_then(|meta| meta.get_traceparent());
-        let trace_id = trace_id_for(traceparent);
+        let began = Began::now(traceparent, Caller::of_context(&context));
+        let trace_id = began.trace_id.as_str();
         let name = request.name.as_str();
         // Audited, and bound into a sealed state, as the client sends them: the same in
         // every round.
         let raw = Value::Object(request.arguments.clone().unwrap_or_default());
         let audit = |finished: &Finished<'_>| {
-            self.audit_request(GET, name, &raw, &trace_id, started, finished);
+            self.audit_request(GET, name, &raw, &began, finished);
         };
         let refuse = |refusal| {
-            let (error, outcome, code) = refusal_error(refusal, &trace_id, Some(("name", name)));
+            let (error, outcome, code) = refusal_error(refusal, trace_id, Some(("name", name)));
             audit(&Finished {
                 outcome,
                 error_code: Some(code),
@@ -134,14 +132,14 @@ impl Pipeline {
             Ok(session) => session,
             Err(refusal) => return refuse(refusal),
         };
-        let ctx = CallContext::new(spec.name, trace_id.clone(), context.ct.clone())
+        let ctx = CallContext::new(spec.name, trace_id.to_owned(), context.ct.clone())
             .with_input(Some(session.clone()));
         let ended = run_guarded(
             body(arguments, ctx),
             guards,
             &context.ct,
             ("prompt", spec.name),
-            &trace_id,
+            trace_id,
         )
         .await;
         let rendered = match ended {
@@ -171,7 +169,7 @@ impl Pipeline {
                         Err(body_error(
                             &error,
                             guards,
-                            &trace_id,
+                            trace_id,
                             ("name", name),
                             ErrorCode::INVALID_PARAMS,
                         ))

@@ -2,22 +2,21 @@
 //! `{argument}` placeholders filled with the validated values, every message through the
 //! output guards (one char budget across the prompt), every get audited.
 
-use std::time::Instant;
-
 use rmcp::model::{
     ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
     PromptMessage, Role,
 };
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use crate::catalog::record::{Finished, refusal_error};
+use crate::auth::Caller;
+use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::content::guard::{ContentRefusal, guard_each};
 use crate::content::{Binary, Block};
 use crate::pipeline::Pipeline;
 use crate::pipeline::refusal::Refusal;
 use crate::spec::GuardSpec;
 use crate::spec::catalog::{MessageSpec, RoleSpec};
-use crate::trace::trace_id_for;
 use crate::validate::JsonObject;
 
 pub(crate) const GET: &str = "prompts/get";
@@ -89,28 +88,29 @@ impl Pipeline {
             .with_cache_scope(catalog.cache.scope())
     }
 
-    /// `prompts/get`: an unknown name or arguments that fail validation are refused with
-    /// -32602 and the envelope's fields in `error.data`.
+    /// `prompts/get` of a prompt with static messages (`context`: the request's, for its
+    /// caller): an unknown name or arguments that fail validation are refused with -32602
+    /// and the envelope's fields in `error.data`.
     pub fn get_prompt(
         &self,
         request: &GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<GetPromptResult, ErrorData> {
-        let started = Instant::now();
         let traceparent = request
             .meta
             .as_ref()
             .and_then(|meta| meta.get_traceparent());
-        let trace_id = trace_id_for(traceparent);
+        let began = Began::now(traceparent, Caller::of_context(context));
+        let trace_id = began.trace_id.as_str();
         let name = request.name.as_str();
         let raw = Value::Object(request.arguments.clone().unwrap_or_default());
         let refuse = |refusal, args: &Value| {
-            let (error, outcome, code) = refusal_error(refusal, &trace_id, Some(("name", name)));
+            let (error, outcome, code) = refusal_error(refusal, trace_id, Some(("name", name)));
             self.audit_request(
                 GET,
                 name,
                 args,
-                &trace_id,
-                started,
+                &began,
                 &Finished {
                     outcome,
                     error_code: Some(code),
@@ -162,7 +162,7 @@ impl Pipeline {
             Ok(messages) => messages,
             Err(refusal) => return refuse(Refusal::Content(refusal), &args),
         };
-        self.audit_request(GET, name, &args, &trace_id, started, &Finished::OK);
+        self.audit_request(GET, name, &args, &began, &Finished::OK);
         let mut result = GetPromptResult::new(messages);
         result.description = Some(spec.description.to_owned());
         Ok(result)

@@ -2,16 +2,40 @@
 //! completion/complete), and the JSON-RPC error such a request gets when refused: requests
 //! without `isError` carry the envelope's fields in `error.data`.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{Value, json};
 
 use crate::audit::{AuditRecord, args_sha256};
+use crate::auth::Caller;
 use crate::guards::{redact, strip};
 use crate::pipeline::Pipeline;
 use crate::pipeline::envelope::codes;
 use crate::pipeline::refusal::{Refusal, Reply};
+use crate::trace::trace_id_for;
+
+/// When and for whom a catalog request began: its trace id (honouring the request's W3C
+/// `traceparent`), its start, and the caller the auth layer accepted (the audit record's
+/// `subject` where the manifest opts in).
+#[derive(Debug)]
+pub(crate) struct Began {
+    pub(crate) trace_id: String,
+    pub(crate) started: Instant,
+    pub(crate) caller: Option<Arc<Caller>>,
+}
+
+impl Began {
+    /// A request beginning now.
+    pub(crate) fn now(traceparent: Option<&str>, caller: Option<Arc<Caller>>) -> Self {
+        Self {
+            trace_id: trace_id_for(traceparent),
+            started: Instant::now(),
+            caller,
+        }
+    }
+}
 
 /// How one catalog request ended.
 pub(crate) struct Finished<'a> {
@@ -36,11 +60,10 @@ impl Pipeline {
         method: &str,
         target: &str,
         args: &Value,
-        trace_id: &str,
-        started: Instant,
+        began: &Began,
         finished: &Finished<'_>,
     ) {
-        let duration = started.elapsed();
+        let (trace_id, duration) = (began.trace_id.as_str(), began.started.elapsed());
         let target = crate::pipeline::call::audited_tool_name(target);
         tracing::debug!(
             trace_id,
@@ -48,6 +71,10 @@ impl Pipeline {
             target,
             outcome = finished.outcome,
             error_code = finished.error_code,
+            subject = began
+                .caller
+                .as_deref()
+                .map(|caller| caller.subject.as_str()),
             "request"
         );
         if let Some(audit) = self.audit() {
@@ -59,8 +86,10 @@ impl Pipeline {
                 duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
                 trace_id,
                 error_code: finished.error_code,
-                // Resource and prompt requests do not carry the caller to here yet.
-                subject: None,
+                subject: began
+                    .caller
+                    .as_deref()
+                    .map(|caller| caller.subject.as_str()),
             };
             if let Err(error) = audit.append(&record) {
                 tracing::error!(trace_id, method, %error, "audit record lost");

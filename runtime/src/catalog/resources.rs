@@ -3,17 +3,17 @@
 //! guards, every read audited, an unknown URI answered with the specification's not-found
 //! error carrying the URI.
 
-use std::time::Instant;
-
 use rmcp::model::{
     ContentBlock, ErrorData, ListResourceTemplatesResult, ListResourcesResult,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Caller;
 use crate::catalog::body::{body_error, run_guarded};
-use crate::catalog::record::{Finished, refusal_error};
+use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::catalog::uri_template::match_uri;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
@@ -44,8 +44,7 @@ pub struct TemplateRead {
     index: usize,
     uri: String,
     variables: JsonObject,
-    trace_id: String,
-    started: Instant,
+    began: Began,
     cancellation: CancellationToken,
 }
 
@@ -156,14 +155,13 @@ impl Pipeline {
     pub fn resolve_resource(
         &self,
         request: &ReadResourceRequestParams,
-        cancellation: CancellationToken,
+        context: &RequestContext<RoleServer>,
     ) -> Resolved {
-        let started = Instant::now();
         let traceparent = request
             .meta
             .as_ref()
             .and_then(|meta| meta.get_traceparent());
-        let trace_id = trace_id_for(traceparent);
+        let began = Began::now(traceparent, Caller::of_context(context));
         let uri = request.uri.as_str();
         let args = json!({ "uri": uri });
         let catalog = &self.server().catalog;
@@ -180,7 +178,7 @@ impl Pipeline {
                     data: Binary::Base64(base64.to_owned()),
                 },
             };
-            return Resolved::Done(self.guarded_read(vec![block], &args, &trace_id, started));
+            return Resolved::Done(self.guarded_read(vec![block], &args, &began));
         }
         for (index, template) in catalog.templates.iter().enumerate() {
             let Some(values) = match_uri(template.uri_template, uri) else {
@@ -201,21 +199,20 @@ impl Pipeline {
                 index,
                 uri: uri.to_owned(),
                 variables,
-                trace_id,
-                started,
-                cancellation,
+                began,
+                cancellation: context.ct.clone(),
             });
         }
         let (error, outcome, code) = refusal_error(
             Refusal::UnknownResource(uri.to_owned()),
-            &trace_id,
+            &began.trace_id,
             Some(("uri", uri)),
         );
         let finished = Finished {
             outcome,
             error_code: Some(code),
         };
-        self.audit_request(READ, uri, &args, &trace_id, started, &finished);
+        self.audit_request(READ, uri, &args, &began, &finished);
         Resolved::Done(Err(error))
     }
 
@@ -236,20 +233,19 @@ impl Pipeline {
             index,
             uri,
             variables,
-            trace_id,
-            started,
+            began,
             cancellation,
         } = read;
+        let trace_id = began.trace_id.as_str();
         let args = json!({ "uri": uri });
         let spec = &self.server().catalog.templates[index];
         let refuse = |refusal: Refusal| {
-            let (error, outcome, code) = refusal_error(refusal, &trace_id, Some(("uri", &uri)));
+            let (error, outcome, code) = refusal_error(refusal, trace_id, Some(("uri", &uri)));
             self.audit_request(
                 READ,
                 &uri,
                 &args,
-                &trace_id,
-                started,
+                &began,
                 &Finished {
                     outcome,
                     error_code: Some(code),
@@ -262,13 +258,13 @@ impl Pipeline {
             Err(errors) => return refuse(Refusal::InvalidArguments(errors)),
         };
         let guards = &self.server().catalog.guards;
-        let context = CallContext::new(spec.name, trace_id.clone(), cancellation.clone());
+        let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone());
         let ended = run_guarded(
             body(vars, uri.clone(), context),
             guards,
             &cancellation,
             ("template", spec.name),
-            &trace_id,
+            trace_id,
         )
         .await;
         let output = match ended {
@@ -278,8 +274,7 @@ impl Pipeline {
                     READ,
                     &uri,
                     &args,
-                    &trace_id,
-                    started,
+                    &began,
                     &Finished {
                         outcome: error.outcome(),
                         error_code: Some(error.code()),
@@ -288,7 +283,7 @@ impl Pipeline {
                 return Err(body_error(
                     &error,
                     guards,
-                    &trace_id,
+                    trace_id,
                     ("uri", &uri),
                     rmcp::model::ErrorCode::RESOURCE_NOT_FOUND,
                 ));
@@ -307,7 +302,7 @@ impl Pipeline {
                 data: Binary::Bytes(bytes),
             },
         };
-        self.guarded_read(vec![block], &args, &trace_id, started)
+        self.guarded_read(vec![block], &args, &began)
     }
 
     /// Resource contents through the output guards, audited.
@@ -315,9 +310,9 @@ impl Pipeline {
         &self,
         blocks: Vec<Block>,
         args: &Value,
-        trace_id: &str,
-        started: Instant,
+        began: &Began,
     ) -> Result<ReadResourceResult, ErrorData> {
+        let trace_id = began.trace_id.as_str();
         let catalog = &self.server().catalog;
         let uri = args["uri"].as_str().unwrap_or_default();
         match guard_blocks(blocks, &catalog.guards) {
@@ -329,7 +324,7 @@ impl Pipeline {
                         _ => None,
                     })
                     .collect::<Vec<ResourceContents>>();
-                self.audit_request(READ, uri, args, trace_id, started, &Finished::OK);
+                self.audit_request(READ, uri, args, began, &Finished::OK);
                 Ok(ReadResourceResult::new(contents)
                     .with_ttl_ms(catalog.cache.ttl_ms)
                     .with_cache_scope(catalog.cache.scope()))
@@ -344,8 +339,7 @@ impl Pipeline {
                     READ,
                     uri,
                     args,
-                    trace_id,
-                    started,
+                    began,
                     &Finished {
                         outcome,
                         error_code: Some(code),

@@ -116,13 +116,7 @@ impl Call {
             request_state: request.request_state.clone(),
             capabilities: context.client_capabilities(),
         };
-        // Streamable HTTP hands the request's parts (where the auth layer put the caller);
-        // the legacy SSE transport puts the caller itself.
-        let caller = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| Caller::of_request(&parts.extensions))
-            .or_else(|| context.extensions.get::<Arc<Caller>>().cloned());
+        let caller = Caller::of_context(&context);
         let (name, mut call) = Self::from_parts(request, Some(&context.meta.0), context.ct);
         call.caller = caller;
         call.peer = Some(peer);

@@ -275,14 +275,14 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
         });
         let read = if catalog.templates.is_empty() {
             quote! {
-                match self.pipeline.resolve_resource(&request, context.ct) {
+                match self.pipeline.resolve_resource(&request, &context) {
                     #rt::Resolved::Done(result) => result.map(Into::into),
                     #rt::Resolved::Template(_) => unreachable!("the manifest has no templates"),
                 }
             }
         } else {
             quote! {
-                let read = match self.pipeline.resolve_resource(&request, context.ct) {
+                let read = match self.pipeline.resolve_resource(&request, &context) {
                     #rt::Resolved::Done(result) => return result.map(Into::into),
                     #rt::Resolved::Template(read) => read,
                 };
@@ -341,26 +341,21 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
             })
             .collect();
         let get = if computed.is_empty() {
-            quote!(self.pipeline.get_prompt(&request).map(Into::into))
+            quote!(self.pipeline.get_prompt(&request, &context).map(Into::into))
         } else {
             quote! {
                 match request.name.as_str() {
                     #(#computed)*
-                    _ => self.pipeline.get_prompt(&request).map(Into::into),
+                    _ => self.pipeline.get_prompt(&request, &context).map(Into::into),
                 }
             }
-        };
-        let context_name = if computed.is_empty() {
-            format_ident!("_context")
-        } else {
-            format_ident!("context")
         };
         methods.push(quote! {
             async fn list_prompts(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListPromptsResult, #error> {
                 Ok(self.pipeline.list_prompts())
             }
 
-            async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, #context_name: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
+            async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, context: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
                 #get
             }
         });
@@ -384,7 +379,7 @@ fn complete_method(model: &Model) -> TokenStream {
         let method = format_ident!("complete_{}", prompt.module);
         Some(quote! {
             (#rt::rmcp::model::Reference::Prompt(reference), #(#names)|*) if reference.name == #name => {
-                self.pipeline.complete_with(&request, context.ct, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
+                self.pipeline.complete_with(&request, &context, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
             }
         })
     });
@@ -395,15 +390,15 @@ fn complete_method(model: &Model) -> TokenStream {
         let method = format_ident!("complete_{}", template.module);
         Some(quote! {
             (#rt::rmcp::model::Reference::Resource(reference), #(#names)|*) if reference.uri == #uri_template => {
-                self.pipeline.complete_with(&request, context.ct, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
+                self.pipeline.complete_with(&request, &context, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
             }
         })
     });
     let arms: Vec<_> = prompts.chain(templates).collect();
     if arms.is_empty() {
         return quote! {
-            async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, _context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
-                self.pipeline.complete(&request)
+            async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
+                self.pipeline.complete(&request, &context)
             }
         };
     }
@@ -411,7 +406,7 @@ fn complete_method(model: &Model) -> TokenStream {
         async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
             match (&request.r#ref, request.argument.name.as_str()) {
                 #(#arms)*
-                _ => self.pipeline.complete(&request),
+                _ => self.pipeline.complete(&request, &context),
             }
         }
     }
