@@ -64,6 +64,9 @@ pub fn router<S: GeneratedServer>(
     audit_path: &Path,
     shutdown: CancellationToken,
 ) -> Result<Router, EmbedError> {
+    // As `serve` does: the application's own reqwest clients share this build's reqwest,
+    // which has no rustls provider of its own (see http_client.rs).
+    crate::http_client::install_default_provider();
     let spec = server.spec();
     let kind = match spec.transport.kind {
         TransportKind::Sse => HttpTransport::Sse,
