@@ -78,6 +78,9 @@ run_suite() {
 }
 
 run_suite fixture-2025-11-25 "$fixture" "" fixture-2025-11-25.yaml --requirements 2025-11-25
+# Without sessions a 2025-11-25 server cannot send the client a request or a notification
+# that is not the reply: what still applies must pass, the rest is listed with its reason.
+run_suite fixture-2025-11-25-stateless "$fixture" --stateless fixture-2025-11-25-stateless.yaml --requirements 2025-11-25
 run_suite fixture-2026-07-28 "$fixture" "" fixture-2026-07-28.yaml --requirements 2026-07-28
 run_suite fixture-2026-07-28-stateless "$fixture" --stateless fixture-2026-07-28.yaml --requirements 2026-07-28
 for scenario in server-initialize ping tools-list dns-rebinding-protection server-sse-multiple-streams \
