@@ -135,6 +135,28 @@ async fn in_a_session_only_a_yes_runs_the_body() {
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_session_confirmation_nobody_answers_ends_unconfirmed_after_ten_minutes() {
+    let (pipeline, dir) = pipeline();
+    // A client that is asked but never answers (the clock is tokio's paused one).
+    let session = Session::new(elicitation(), Value::Null);
+    let runs = AtomicU32::new(0);
+    let started = tokio::time::Instant::now();
+    // Bounded on the same paused clock, so a wait without end fails here instead of hanging.
+    let ended = tokio::time::timeout(
+        std::time::Duration::from_secs(3600),
+        respond(&pipeline, session.call("refund", args()), &runs),
+    )
+    .await
+    .expect("the confirmation ends without an answer");
+    let result = complete(ended.unwrap());
+    assert_eq!(error_code(&result), "NotConfirmed");
+    assert_eq!(started.elapsed(), std::time::Duration::from_secs(600));
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    assert_eq!(session.asked.lock().unwrap().len(), 1);
+    assert_eq!(outcomes(&dir), ["\"not_confirmed\""]);
+}
+
 #[tokio::test]
 async fn a_session_client_without_elicitation_is_refused_unasked() {
     let (pipeline, dir) = pipeline();

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use crate::guards::redact::{self, Redactions};
 use crate::guards::{chars, strip};
 use crate::input::session::InputSession;
+use crate::input::state::STATE_TTL;
 use crate::input::{ElicitAnswer, Elicitation, ElicitationSchema};
 use crate::pipeline::Pipeline;
 use crate::pipeline::envelope::codes;
@@ -59,7 +60,18 @@ impl Pipeline {
             return refused(NotConfirmed::Unavailable);
         }
         let form = confirm_form(tool, args);
-        match input.elicit(CONFIRM_KEY, &form).await {
+        // A session's user has as long to answer as a 2026-07-28 client has with its sealed
+        // state; past it the call ends unconfirmed instead of holding its place forever.
+        let Ok(answer) = tokio::time::timeout(STATE_TTL, input.elicit(CONFIRM_KEY, &form)).await
+        else {
+            tracing::info!(
+                trace_id,
+                tool = tool.name,
+                "no answer to the confirmation in time"
+            );
+            return refused(NotConfirmed::NoAnswer);
+        };
+        match answer {
             Ok(ElicitAnswer::Accept(content)) if content.get(FIELD) == Some(&Value::Bool(true)) => {
                 None
             }

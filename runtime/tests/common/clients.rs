@@ -17,7 +17,8 @@ pub(crate) struct Idle;
 
 impl rmcp::ServerHandler for Idle {}
 
-/// A client that answers every form with `answer` and keeps the messages it was asked.
+/// A client that answers every form with `answer` (never, when it is `null`) and keeps the
+/// messages it was asked.
 pub(crate) struct Answering {
     pub(crate) answer: Value,
     pub(crate) asked: Arc<Mutex<Vec<String>>>,
@@ -34,6 +35,9 @@ impl rmcp::ClientHandler for Answering {
             .lock()
             .unwrap()
             .push(request["message"].as_str().unwrap_or_default().to_owned());
+        if self.answer.is_null() {
+            std::future::pending::<()>().await;
+        }
         Ok(serde_json::from_value(self.answer.clone()).unwrap())
     }
 }
