@@ -8,12 +8,12 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::auth::Caller;
-use crate::catalog::body::{body_error, run_guarded};
 use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::guards::{redact, strip};
 use crate::pipeline::Pipeline;
+use crate::pipeline::bounded::{body_error, run_guarded};
 use crate::pipeline::refusal::Refusal;
 
 const COMPLETE: &str = "completion/complete";
@@ -159,8 +159,9 @@ impl Pipeline {
         let guards = &self.server().catalog.guards;
         let name: &'static str = "completion/complete";
         let ctx = CallContext::new(name, trace_id.to_owned(), cancellation.clone());
+        let (argument, value) = (request.argument.name.clone(), typed.clone());
         let ended = run_guarded(
-            body(request.argument.name.clone(), typed.clone(), ctx),
+            async move { body(argument, value, ctx).await },
             guards,
             cancellation,
             ("completion", target),

@@ -3,7 +3,6 @@
 //! output guards as tool results, every argument is validated strictly, and every request is
 //! audited (see [`crate::audit`]: these records carry a `method`).
 
-pub(crate) mod body;
 pub(crate) mod completion;
 pub(crate) mod prompt_body;
 pub(crate) mod prompts;

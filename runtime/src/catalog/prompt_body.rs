@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use crate::audit::args_sha256;
 use crate::auth::Caller;
-use crate::catalog::body::{body_error, run_guarded};
 use crate::catalog::prompts::{GET, guarded_messages};
 use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::content::{Block, Content};
@@ -19,6 +18,7 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::input::state::Target;
 use crate::pipeline::Pipeline;
+use crate::pipeline::bounded::{body_error, run_guarded};
 use crate::pipeline::call::CallInput;
 use crate::pipeline::envelope::codes;
 use crate::pipeline::refusal::Refusal;
@@ -135,7 +135,7 @@ impl Pipeline {
         let ctx = CallContext::new(spec.name, trace_id.to_owned(), context.ct.clone())
             .with_input(Some(session.clone()));
         let ended = run_guarded(
-            body(arguments, ctx),
+            async move { body(arguments, ctx).await },
             guards,
             &context.ct,
             ("prompt", spec.name),

@@ -12,7 +12,6 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
-use crate::catalog::body::{body_error, run_guarded};
 use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::catalog::uri_template::match_uri;
 use crate::content::guard::{ContentRefusal, guard_blocks};
@@ -20,6 +19,7 @@ use crate::content::{Binary, Block};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::pipeline::Pipeline;
+use crate::pipeline::bounded::{body_error, run_guarded};
 use crate::pipeline::refusal::Refusal;
 use crate::spec::catalog::{ResourceContent, TemplateSpec, VariableKind};
 use crate::trace::trace_id_for;
@@ -259,8 +259,9 @@ impl Pipeline {
         };
         let guards = &self.server().catalog.guards;
         let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone());
+        let uri_for_body = uri.clone();
         let ended = run_guarded(
-            body(vars, uri.clone(), context),
+            async move { body(vars, uri_for_body, context).await },
             guards,
             &cancellation,
             ("template", spec.name),

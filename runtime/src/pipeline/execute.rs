@@ -5,11 +5,8 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Duration;
 
-use futures::FutureExt;
 use rmcp::model::CallToolResult;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -25,10 +22,10 @@ use crate::guards::{lines, rewrite_strings, strip};
 use crate::input::session::InputSession;
 use crate::notify::Notifier;
 use crate::pipeline::Pipeline;
+use crate::pipeline::bounded::run_guarded;
 use crate::pipeline::call::Call;
 use crate::pipeline::declared::Declared;
 use crate::pipeline::outcome::Outcome;
-use crate::pipeline::panic_capture;
 use crate::pipeline::refusal::Refusal;
 use crate::pipeline::result::{self, Output, with_meta};
 use crate::spec::{GuardSpec, ToolSpec};
@@ -117,42 +114,18 @@ impl Pipeline {
         let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone())
             .with_notifier(notifier)
             .with_input(Some(Arc::clone(input)));
-        // The body is built inside the guarded future so a panic while constructing it is
-        // caught too.
-        let guarded = AssertUnwindSafe(panic_capture::in_body(
+        let finished = run_guarded(
             async move { body(args, context).await },
-        ))
-        .catch_unwind();
-        let timed = async {
-            match guards.timeout_ms {
-                Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
-                    .await
-                    .ok(),
-                None => Some(guarded.await),
-            }
-        };
-        let finished = tokio::select! {
-            finished = timed => finished,
-            () = cancellation.cancelled() => return refused(Refusal::Cancelled, args_json),
-        };
+            guards,
+            &cancellation,
+            ("tool", spec.name),
+            trace_id,
+        )
+        .await;
         let name = spec.name;
         match finished {
-            None => refused(
-                Refusal::Timeout(guards.timeout_ms.unwrap_or_default()),
-                args_json,
-            ),
-            Some(Err(panic)) => {
-                tracing::error!(
-                    trace_id,
-                    tool = name,
-                    panic = panic_capture::panic_message(&panic),
-                    at = panic_capture::take_location().as_deref(),
-                    "tool body panicked"
-                );
-                let caught = guards.catch_unhandled;
-                refused(Refusal::Panic { caught }, args_json)
-            }
-            Some(Ok(Err(error))) => {
+            Err(refusal) => refused(refusal, args_json),
+            Ok(Err(error)) => {
                 if let Some(outcome) = self.input_outcome(spec, input, &error, &args_json) {
                     return outcome;
                 }
@@ -167,7 +140,7 @@ impl Pipeline {
                 }
                 Outcome::tool_error(&error, guards, trace_id, args_json)
             }
-            Some(Ok(Ok(output))) => match result::output_of(output) {
+            Ok(Ok(output)) => match result::output_of(output) {
                 Ok(Output::Json(value)) => {
                     let declared = declared.map(|declared| (declared, name));
                     guard_output(guards, value, declared, trace_id, args_json)

@@ -6,6 +6,7 @@
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
 //! the tool body never saw.
 
+pub(crate) mod bounded;
 pub(crate) mod call;
 mod confirm;
 mod declared;

@@ -1,7 +1,8 @@
-//! Running a body of the catalog (a resource template's read, a computed prompt) the way a
-//! tool body runs: under the catalog's timeout, with panics caught and the client's
-//! cancellation honoured; and what a body's own error becomes, since these requests have no
-//! `isError` result: a JSON-RPC error carrying the envelope's fields in `error.data`.
+//! Every body runs the same way, a tool's, a resource template's, a computed prompt's or a
+//! completion's: under its guards' timeout, with panics caught (logged with where they
+//! happened) and the client's cancellation honoured. And what a catalog body's own error
+//! becomes, since those requests have no `isError` result: a JSON-RPC error carrying the
+//! envelope's fields in `error.data`.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -18,7 +19,9 @@ use crate::pipeline::refusal::Refusal;
 use crate::spec::GuardSpec;
 
 /// Runs `body` under `guards`' timeout until it ends or `cancellation` fires; a timeout, a
-/// cancellation or a panic (logged with `what`, such as `("prompt", name)`) is the refusal.
+/// cancellation or a panic (logged as `{kind} body panicked` with `name`, such as
+/// `("prompt", name)`; `caught` is `guards.catch_unhandled`) is the refusal. Callers pass
+/// `async move { body(..).await }`, so a panic while a body builds its future is caught too.
 pub(crate) async fn run_guarded<T, Fut>(
     body: Fut,
     guards: &GuardSpec,
@@ -47,13 +50,14 @@ where
         Some(Err(panic)) => {
             tracing::error!(
                 trace_id,
-                kind,
                 name,
                 panic = panic_capture::panic_message(&panic),
                 at = panic_capture::take_location().as_deref(),
-                "catalog body panicked"
+                "{kind} body panicked"
             );
-            Err(Refusal::Panic { caught: true })
+            Err(Refusal::Panic {
+                caught: guards.catch_unhandled,
+            })
         }
         Some(Ok(ended)) => Ok(ended),
     }
