@@ -19,5 +19,7 @@ pub use digest::{args_sha256, canonical_json, sha256_hex};
 pub use enums::{ContractEnum, UnknownName};
 pub use guards::{RateLimitBackend, RateLimitScope, StoreUnreachable, TabularAction};
 pub use transport::TransportKind;
-pub use upstream::{ForwardedRequest, OnDrift, UpstreamTransport, definition_sha256};
+pub use upstream::{
+    ForwardedRequest, OnDrift, UpstreamProtocol, UpstreamTransport, definition_sha256,
+};
 pub use verifier::FieldType;

@@ -46,6 +46,27 @@ contract_enum!(OnDrift {
     Warn => "warn",
 });
 
+/// The protocol revision the gateway speaks to an upstream. A 2025-11-25 upstream is
+/// initialized once and asks for input by requests in the session while a call runs; a
+/// 2026-07-28 upstream is discovered (`server/discover`), and a call that needs input ends
+/// with an input-required result the gateway passes on and answers in the next round.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub enum UpstreamProtocol {
+    /// `initialize`, then a session (what most MCP servers speak today).
+    #[default]
+    #[serde(rename = "2025-11-25")]
+    V2025_11_25,
+    /// `server/discover`, then requests that carry their own metadata.
+    #[serde(rename = "2026-07-28")]
+    V2026_07_28,
+}
+
+contract_enum!(UpstreamProtocol {
+    V2025_11_25 => "2025-11-25",
+    V2026_07_28 => "2026-07-28",
+});
+
 /// A request an upstream may start while it serves a call, which the gateway passes on to
 /// the client that made the call only where the upstream's `forward` list names it (every
 /// other one is refused).

@@ -121,7 +121,7 @@ pub mod __private {
         AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, ForwardedRequest, GuardSpec, OnDrift,
         OutputSpec, PinSpec, RateLimitBackend, RateLimitScope, RateLimitSpec, RateLimitStoreSpec,
         RedactPattern, ServerSpec, StoreUnreachable, TabularAction, TabularSpec, ToolSpec,
-        TransportKind, TransportSpec, UpstreamSpec, validate_output,
+        TransportKind, TransportSpec, UpstreamProtocol, UpstreamSpec, validate_output,
     };
     pub use crate::spec::{AuthSpec, IntrospectionSpec};
     pub use crate::spec::{IdempotencySpec, WriteSpec};

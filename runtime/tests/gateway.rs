@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    EndpointSpec, GuardSpec, OnDrift, PinSpec, TabularAction, TabularSpec, ToolSpec, UpstreamSpec,
+    EndpointSpec, GuardSpec, OnDrift, PinSpec, TabularAction, TabularSpec, ToolSpec,
+    UpstreamProtocol, UpstreamSpec,
 };
 use harness_runtime::upstream::{Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
@@ -146,6 +147,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
         max_restarts: 3,
         backoff_ms: 50,
         on_drift,
+        protocol: UpstreamProtocol::default(),
         forward: &[],
         pins,
     };
@@ -511,6 +513,7 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
             max_restarts: 0,
             backoff_ms: 10,
             on_drift: OnDrift::Refuse,
+            protocol: UpstreamProtocol::default(),
             forward: &[],
             pins: leak(
                 vec![PinSpec {

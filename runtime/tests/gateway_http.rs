@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use harness_contract::definition_sha256;
-use harness_runtime::spec::{EndpointSpec, OnDrift, PinSpec, UpstreamSpec};
+use harness_runtime::spec::{EndpointSpec, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec};
 use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
 use harness_runtime::{CallContext, ToolError};
 use rmcp::ServerHandler;
@@ -99,6 +99,7 @@ fn spec(url: String, sha256: String) -> &'static [UpstreamSpec] {
             max_restarts: 0,
             backoff_ms: 10,
             on_drift: OnDrift::Refuse,
+            protocol: UpstreamProtocol::default(),
             forward: &[],
             pins: leak(
                 vec![PinSpec {

@@ -39,6 +39,7 @@ pub(crate) fn leak(upstream: &UpstreamModel) -> &'static UpstreamSpec {
         max_restarts: upstream.max_restarts,
         backoff_ms: upstream.backoff_ms,
         on_drift: upstream.on_drift,
+        protocol: upstream.protocol,
         forward: Box::leak(upstream.forward.clone().into_boxed_slice()),
         pins: &[],
     }))

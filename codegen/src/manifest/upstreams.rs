@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use harness_contract::{ForwardedRequest, OnDrift, UpstreamTransport};
+use harness_contract::{ForwardedRequest, OnDrift, UpstreamProtocol, UpstreamTransport};
 
 /// One upstream MCP server.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -50,6 +50,12 @@ pub struct Upstream {
     /// requests are (default none: every one is refused).
     #[serde(default)]
     pub forward: Vec<ForwardedRequest>,
+    /// The protocol revision spoken to it: `2025-11-25` (default; `initialize`, then a
+    /// session in which it asks for input while a call runs) or `2026-07-28`
+    /// (`server/discover`; a call that needs input ends with an input-required result, which
+    /// the gateway passes on to the client and answers in the next round).
+    #[serde(default)]
+    pub protocol: UpstreamProtocol,
 }
 
 /// `restart = { max_restarts = 5, backoff_ms = 500 }`: a stdio child that exits is started

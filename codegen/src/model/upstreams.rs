@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use harness_contract::{ForwardedRequest, OnDrift, UpstreamTransport};
+use harness_contract::{ForwardedRequest, OnDrift, UpstreamProtocol, UpstreamTransport};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
@@ -32,6 +32,8 @@ pub struct UpstreamModel {
     pub on_drift: OnDrift,
     /// Requests it may start that reach the client, in manifest order.
     pub forward: Vec<ForwardedRequest>,
+    /// The protocol revision spoken to it.
+    pub protocol: UpstreamProtocol,
 }
 
 /// Where an upstream is.
@@ -152,6 +154,19 @@ fn upstream_model(
             .help("wait at least a few milliseconds, e.g. backoff_ms = 500"),
         );
     }
+    if upstream.protocol == UpstreamProtocol::V2026_07_28
+        && !upstream.forward.is_empty()
+        && manifest.server.request_state_key_env.is_none()
+    {
+        errors.report(
+            Diagnostic::value(
+                path.key("protocol"),
+                "a 2026-07-28 upstream that asks for input needs sealed request state",
+            )
+            .label("asks by input-required result")
+            .help("its questions and its own state travel between rounds in a state this server seals: set [server] request_state_key_env"),
+        );
+    }
     for (index, request) in upstream.forward.iter().enumerate() {
         if upstream.forward[..index].contains(request) {
             errors.report(
@@ -172,6 +187,7 @@ fn upstream_model(
         backoff_ms: upstream.restart.backoff_ms,
         on_drift: upstream.on_drift,
         forward: upstream.forward.clone(),
+        protocol: upstream.protocol,
     }
 }
 

@@ -40,11 +40,16 @@ pub(crate) struct InputSession {
     redact: Option<&'static [RedactPattern]>,
     missing: Mutex<Option<Capability>>,
     args_digest: String,
+    sealed_instead: Mutex<Option<Answers>>,
 }
+
+/// The answers key under which the gateway seals what a 2026-07-28 upstream asked and its
+/// own request state (upstream/rounds.rs); a client's input response never sets it.
+pub(crate) const UPSTREAM_ROUND_KEY: &str = "harness/upstream_round";
 
 /// The error a body gets when the call must end to ask the client first; the pipeline turns
 /// it into the input-required result.
-fn input_required() -> ToolError {
+pub(crate) fn input_required() -> ToolError {
     ToolError::new(
         codes::INPUT_REQUIRED,
         "The call needs input from the client first.",
@@ -75,12 +80,18 @@ impl InputSession {
             redact,
             missing: Mutex::new(None),
             args_digest,
+            sealed_instead: Mutex::new(None),
         }
     }
 
     /// sha256 of the call's arguments as sent.
     pub(crate) fn args_digest(&self) -> &str {
         &self.args_digest
+    }
+
+    /// What the client declared, where it can be asked at all.
+    pub(crate) fn declared(&self) -> Option<&ClientCapabilities> {
+        self.capabilities.as_ref().filter(|_| self.can_ask())
     }
 
     /// Whether the client declared `capability`.
@@ -113,12 +124,72 @@ impl InputSession {
         }
     }
 
-    /// Every answer this call has (to seal for the next round).
+    /// Every answer this call has.
     pub(crate) fn answers(&self) -> Option<&Answers> {
         match &self.channel {
             Channel::Stateless { answers, .. } => Some(answers),
             _ => None,
         }
+    }
+
+    /// What to seal for the next round: every answer, unless [`InputSession::seal_instead`]
+    /// said otherwise.
+    pub(crate) fn to_seal(&self) -> Option<Answers> {
+        let answers = self.answers()?;
+        Some(
+            lock(&self.sealed_instead)
+                .clone()
+                .unwrap_or_else(|| answers.clone()),
+        )
+    }
+
+    /// Seals `answers` for the next round instead of this round's: the gateway passes an
+    /// upstream's questions on and must not answer a later question with an earlier answer.
+    pub(crate) fn seal_instead(&self, answers: Answers) {
+        *lock(&self.sealed_instead) = Some(answers);
+    }
+
+    /// The missing-capability error (remembered for the reply) unless the client declared
+    /// `capability`.
+    pub(crate) fn require(&self, capability: Capability) -> Result<(), ToolError> {
+        if self.supports(capability) {
+            return Ok(());
+        }
+        *lock(&self.missing) = Some(capability);
+        Err(ToolError::new(
+            codes::MISSING_CLIENT_CAPABILITY,
+            format!(
+                "The client did not declare the {} capability this tool needs.",
+                capability.name()
+            ),
+        ))
+    }
+
+    /// Asks the client `method` with `params` under `key` in the next round, whatever this
+    /// round's answers hold (a 2026-07-28 request; elsewhere nothing is recorded).
+    pub(crate) fn ask_next_round(
+        &self,
+        key: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<(), ToolError> {
+        let Channel::Stateless { pending, .. } = &self.channel else {
+            return Ok(());
+        };
+        let request: InputRequest = serde_json::from_value(
+            json!({"method": method, "params": params}),
+        )
+        .map_err(|error| {
+            ToolError::internal(format!("input request {key:?} does not serialize: {error}"))
+        })?;
+        lock(pending).insert(key.to_owned(), request);
+        Ok(())
+    }
+
+    /// Whether this call can ask the client at all: in a session or by an input-required
+    /// result.
+    pub(crate) fn can_ask(&self) -> bool {
+        !matches!(self.channel, Channel::Unavailable)
     }
 
     /// The client's answer to `method` with `params` under `key`: asked in the session, found
@@ -130,19 +201,7 @@ impl InputSession {
         method: &str,
         params: Value,
     ) -> Result<Value, ToolError> {
-        if !self.supports(capability) {
-            *self
-                .missing
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner()) = Some(capability);
-            return Err(ToolError::new(
-                codes::MISSING_CLIENT_CAPABILITY,
-                format!(
-                    "The client did not declare the {} capability this tool needs.",
-                    capability.name()
-                ),
-            ));
-        }
+        self.require(capability)?;
         match &self.channel {
             Channel::Session(peer) => session_request(peer, method, params).await,
             Channel::Stateless { answers, pending } => {
@@ -287,6 +346,10 @@ impl InputSession {
         )
         .await
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 /// A server-to-client request in a 2025-11-25 session, its result as JSON.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::audit::args_sha256;
 use crate::error::ToolError;
-use crate::input::session::{Channel, InputSession};
+use crate::input::session::{Channel, InputSession, UPSTREAM_ROUND_KEY};
 use crate::input::state::Target;
 use crate::pipeline::Pipeline;
 use crate::pipeline::call::{Call, CallInput};
@@ -68,6 +68,8 @@ impl Pipeline {
                     .map_err(|error| Refusal::InvalidRequestState(error.to_string()))?;
             }
             let mut responses = input.responses.clone().unwrap_or_default();
+            // Only the gateway sets what it carries between an upstream's rounds.
+            responses.remove(UPSTREAM_ROUND_KEY);
             if confirm {
                 // A confirmation counts only beside the state that asked it (confirm.rs).
                 let asked = answers.remove(CONFIRM_ASKED).is_some();
@@ -138,13 +140,12 @@ impl Pipeline {
         if pending.is_empty() {
             return None;
         }
-        let state = match (&self.state_key, input.answers()) {
-            (Some(Ok(key)), Some(answers)) if pending.contains_key(CONFIRM_KEY) => {
-                let mut answers = answers.clone();
+        let state = match (&self.state_key, input.to_seal()) {
+            (Some(Ok(key)), Some(mut answers)) if pending.contains_key(CONFIRM_KEY) => {
                 answers.insert(CONFIRM_ASKED.to_owned(), Value::Bool(true));
                 Some(key.seal(target, input.args_digest(), &answers))
             }
-            (Some(Ok(key)), Some(answers)) => Some(key.seal(target, input.args_digest(), answers)),
+            (Some(Ok(key)), Some(answers)) => Some(key.seal(target, input.args_digest(), &answers)),
             _ => None,
         };
         Some(Ok(InputRequiredResult::new(Some(pending), state)))

@@ -12,7 +12,9 @@ mod write;
 pub use self::auth::{AuthSpec, IntrospectionSpec};
 pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
 pub use self::output::{OutputSpec, OutputValidator, validate_output};
-pub use self::upstream::{EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamSpec};
+pub use self::upstream::{
+    EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
+};
 
 use std::sync::Arc;
 

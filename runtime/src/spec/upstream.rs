@@ -1,7 +1,7 @@
 //! The manifest's `[[upstreams]]` and the pins of the tools they serve, as generated code
 //! states them.
 
-pub use harness_contract::{ForwardedRequest, OnDrift};
+pub use harness_contract::{ForwardedRequest, OnDrift, UpstreamProtocol};
 
 use crate::validate::PinnedSchema;
 
@@ -20,6 +20,8 @@ pub struct UpstreamSpec {
     pub backoff_ms: u64,
     /// What a changed pinned definition does.
     pub on_drift: OnDrift,
+    /// The protocol revision spoken to it.
+    pub protocol: UpstreamProtocol,
     /// The requests it may start that reach the client (the rest are refused).
     pub forward: &'static [ForwardedRequest],
     /// The tools it serves, each pinned.

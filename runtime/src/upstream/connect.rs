@@ -1,17 +1,19 @@
 //! Opening one connection to an upstream: a child process with only the environment the
 //! manifest allows, or a streamable HTTP client whose headers come from named variables;
-//! then MCP's `initialize`, within the upstream's time limit.
+//! then MCP's `initialize` (2025-11-25) or `server/discover` (2026-07-28), within the
+//! upstream's time limit.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
 
-use crate::spec::{EndpointSpec, UpstreamSpec};
+use crate::spec::{EndpointSpec, UpstreamProtocol, UpstreamSpec};
 use crate::upstream::handler::UpstreamHandler;
 
 /// A live connection: rmcp's client service over the upstream's transport.
@@ -53,6 +55,14 @@ pub(crate) async fn connect(
     handler: UpstreamHandler,
 ) -> Result<Connection, ConnectError> {
     let limit = Duration::from_millis(spec.timeout_ms);
+    // A 2026-07-28 upstream that turns out to speak only 2025-11-25 is an error, not a
+    // fallback: the manifest says which protocol the gateway relies on.
+    let lifecycle = match spec.protocol {
+        UpstreamProtocol::V2025_11_25 => ClientLifecycleMode::Initialize,
+        UpstreamProtocol::V2026_07_28 => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    };
     let started = async {
         match spec.endpoint {
             EndpointSpec::Stdio {
@@ -63,14 +73,14 @@ pub(crate) async fn connect(
             } => {
                 let transport = child(spec.name, command, args, cwd, env)?;
                 handler
-                    .serve(transport)
+                    .serve_with_lifecycle(transport, lifecycle)
                     .await
                     .map_err(|error| ConnectError::Initialize(error.to_string()))
             }
             EndpointSpec::StreamableHttp { url, headers } => {
                 let transport = http(url, headers)?;
                 handler
-                    .serve(transport)
+                    .serve_with_lifecycle(transport, lifecycle)
                     .await
                     .map_err(|error| ConnectError::Initialize(error.to_string()))
             }

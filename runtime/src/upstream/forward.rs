@@ -8,6 +8,8 @@
 //! Only a client in a 2025-11-25 session can be asked while a call runs, and only the call in
 //! flight on that upstream connection is asked: with two in flight the gateway cannot tell
 //! which one the upstream asks for, and a guess could show one client's question to another.
+//! A 2026-07-28 upstream asks by input-required result instead (upstream/rounds.rs), whose
+//! requests are cleaned and answered by the same functions ([`Asked`], [`answer`]).
 
 // 2025-11-25 upstreams still send these; rmcp marks them deprecated (SEP-2577).
 #![allow(deprecated)]
@@ -17,12 +19,13 @@ use rmcp::model::{
     ElicitationAction, ElicitationSchema, ErrorData, ListRootsResult, Role, Root, SamplingMessage,
     SamplingMessageContentBlock,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::input::session::InputSession;
-use crate::input::{ElicitAnswer, Elicitation};
+use crate::input::{Capability, ElicitAnswer, Elicitation};
 
 /// The keys the forwarded questions go under in the call's input session.
 const SAMPLING_KEY: &str = "upstream-sampling";
@@ -76,23 +79,120 @@ fn failed(error: ToolError) -> ErrorData {
     )
 }
 
+/// A request an upstream made, cleaned for the client: what the client is asked, and (sealed
+/// between a 2026-07-28 upstream's rounds) what its answer is checked against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Asked {
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+    pub(crate) method: String,
+    /// The cleaned params.
+    pub(crate) params: Value,
+}
+
+const SAMPLING: &str = "sampling/createMessage";
+const ELICITATION: &str = "elicitation/create";
+const ROOTS: &str = "roots/list";
+
+impl Asked {
+    /// The client capability answering it takes.
+    pub(crate) fn capability(&self) -> Capability {
+        match self.method.as_str() {
+            SAMPLING => Capability::Sampling,
+            ELICITATION => Capability::Elicitation,
+            _ => Capability::Roots,
+        }
+    }
+
+    /// `roots/list` (it has nothing to clean).
+    pub(crate) fn roots() -> Self {
+        Self {
+            method: ROOTS.into(),
+            params: json!({}),
+        }
+    }
+}
+
+/// The client's answer to `asked` under `key`, checked and cleaned, as the result the
+/// upstream reads (JSON of `CreateMessageResult`, `ElicitResult` or `ListRootsResult`).
+pub(crate) async fn answer(
+    input: &InputSession,
+    key: &str,
+    asked: &Asked,
+) -> Result<Value, ToolError> {
+    let wire = |result: Result<Value, serde_json::Error>| result.map_err(ToolError::internal);
+    match asked.method.as_str() {
+        SAMPLING => {
+            let sampled = input.sample_with(key, asked.params.clone()).await?;
+            let message = SamplingMessage::new(
+                Role::Assistant,
+                SamplingMessageContentBlock::text(sampled.text),
+            );
+            wire(serde_json::to_value(CreateMessageResult::new(
+                message,
+                sampled.model,
+            )))
+        }
+        ELICITATION => {
+            let message = asked.params["message"].as_str().unwrap_or_default();
+            let schema = serde_json::from_value(asked.params["requestedSchema"].clone())
+                .map_err(ToolError::internal)?;
+            let form = Elicitation::new(message, schema);
+            let result = match input.elicit(key, &form).await? {
+                ElicitAnswer::Accept(content) => {
+                    let mut result = ElicitResult::new(ElicitationAction::Accept);
+                    result.content = Some(Value::Object(content));
+                    result
+                }
+                ElicitAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+                ElicitAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+            };
+            wire(serde_json::to_value(result))
+        }
+        _ => {
+            let roots = input.roots(key).await?;
+            let roots = roots
+                .into_iter()
+                .map(|root| {
+                    let mut out = Root::new(root.uri);
+                    out.name = root.name;
+                    out
+                })
+                .collect();
+            wire(serde_json::to_value(ListRootsResult::new(roots)))
+        }
+    }
+}
+
+/// Answers a request in the session: cleaned, asked, and the answer read back as `T`.
+async fn in_session<T: serde::de::DeserializeOwned>(
+    call: &CallContext,
+    key: &str,
+    asked: Asked,
+) -> Result<T, ErrorData> {
+    let answer = answer(input(call)?, key, &asked).await.map_err(failed)?;
+    serde_json::from_value(answer)
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+}
+
 /// Passes a sampling request on: its text messages and system prompt cleaned, its generation
 /// settings kept; the reply's text comes back stripped, redacted and capped.
 pub(crate) async fn sampling(
     call: &CallContext,
     params: CreateMessageRequestParams,
 ) -> Result<CreateMessageResult, ErrorData> {
-    let input = input(call)?;
-    let params = sampling_params(input, params)?;
-    let sampled = input
-        .sample_with(SAMPLING_KEY, params)
-        .await
-        .map_err(failed)?;
-    let message = SamplingMessage::new(
-        Role::Assistant,
-        SamplingMessageContentBlock::text(sampled.text),
-    );
-    Ok(CreateMessageResult::new(message, sampled.model))
+    let asked = clean_sampling(input(call)?, params)?;
+    in_session(call, SAMPLING_KEY, asked).await
+}
+
+/// A sampling request cleaned, or why it is refused.
+pub(crate) fn clean_sampling(
+    input: &InputSession,
+    params: CreateMessageRequestParams,
+) -> Result<Asked, ErrorData> {
+    Ok(Asked {
+        method: SAMPLING.into(),
+        params: sampling_params(input, params)?,
+    })
 }
 
 /// The params a client is asked with, or why the upstream's request is refused.
@@ -159,6 +259,15 @@ pub(crate) async fn elicitation(
     call: &CallContext,
     params: ElicitRequestParams,
 ) -> Result<ElicitResult, ErrorData> {
+    let asked = clean_elicitation(input(call)?, params)?;
+    in_session(call, ELICITATION_KEY, asked).await
+}
+
+/// A form elicitation cleaned, or why it is refused.
+pub(crate) fn clean_elicitation(
+    input: &InputSession,
+    params: ElicitRequestParams,
+) -> Result<Asked, ErrorData> {
     let ElicitRequestParams::FormElicitationParams {
         message,
         requested_schema,
@@ -170,17 +279,10 @@ pub(crate) async fn elicitation(
             None,
         ));
     };
-    let input = input(call)?;
     let form = Elicitation::new(input.clean(&message), clean_form(input, &requested_schema)?);
-    let answer = input.elicit(ELICITATION_KEY, &form).await.map_err(failed)?;
-    Ok(match answer {
-        ElicitAnswer::Accept(content) => {
-            let mut result = ElicitResult::new(ElicitationAction::Accept);
-            result.content = Some(Value::Object(content));
-            result
-        }
-        ElicitAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
-        ElicitAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+    Ok(Asked {
+        method: ELICITATION.into(),
+        params: form.params(),
     })
 }
 
@@ -214,17 +316,7 @@ fn clean_form(
 
 /// Passes `roots/list` on; the roots come back checked (`file://` only).
 pub(crate) async fn roots(call: &CallContext) -> Result<ListRootsResult, ErrorData> {
-    let roots = input(call)?.roots(ROOTS_KEY).await.map_err(failed)?;
-    Ok(ListRootsResult::new(
-        roots
-            .into_iter()
-            .map(|root| {
-                let mut out = Root::new(root.uri);
-                out.name = root.name;
-                out
-            })
-            .collect(),
-    ))
+    in_session(call, ROOTS_KEY, Asked::roots()).await
 }
 
 #[cfg(test)]

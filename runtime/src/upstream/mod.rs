@@ -7,8 +7,10 @@
 //! One file per concern: `connect` (child process or HTTP client, `initialize`), `request` (one call:
 //! progress routed back, cancellation sent on), `link`
 //! (one upstream over time: state, pins, the supervisor that restarts), `handler` (what the
-//! upstream sends the gateway), `pins` (live definitions against the pins), `reply` (an
-//! upstream result as the pipeline's output, failures as envelopes).
+//! upstream sends the gateway), `forward` (what an upstream asks, passed on to the client),
+//! `rounds` (a 2026-07-28 upstream's input-required results), `pins` (live definitions
+//! against the pins), `reply` (an upstream result as the pipeline's output, failures as
+//! envelopes).
 
 mod connect;
 mod forward;
@@ -18,6 +20,7 @@ mod listing;
 mod pins;
 mod reply;
 mod request;
+mod rounds;
 
 pub use self::reply::{Reply, codes};
 
@@ -25,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use harness_contract::HarnessOutcome;
-use rmcp::model::{CallToolRequestParams, InitializeResult, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, InitializeResult, Tool};
 use rmcp::service::{Peer, RoleServer};
 use serde::Serialize;
 use serde_json::Value;
@@ -230,21 +233,62 @@ impl Upstreams {
             }
             Err(error) => return Err(ToolError::internal(error)),
         };
-        let params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
-        // Dropping the request (the tool's timeout, the client's cancellation) sends
-        // notifications/cancelled to the upstream.
-        let limit = Duration::from_millis(spec.timeout_ms);
-        let request = request::call_tool(&peer, &link.routes, params, &ctx);
-        let answered = tokio::time::timeout(limit, request).await;
-        match answered {
-            Err(_) => Err(ToolError::new(
-                codes::UPSTREAM_TIMEOUT,
-                format!("the upstream did not answer within {} ms", spec.timeout_ms),
-            )
-            .with_outcome(HarnessOutcome::Timeout.as_str())),
-            Ok(Err(error)) => Err(reply::from_service_error(spec.name, error)),
-            Ok(Ok(result)) => reply::from_result(spec.name, result),
+        let mut params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
+        let input = ctx.input_session();
+        // A 2026-07-28 upstream's questions (rounds.rs): the round a client's retry answers,
+        // and whether this request's input responses are still unused.
+        let mut round = rounds::previous(input)?;
+        let mut unused = true;
+        for _ in 0..=rounds::MAX_ROUNDS {
+            if let Some(asked) = round.take() {
+                let Some(input) = input.filter(|input| input.can_ask()) else {
+                    return Err(rounds::cannot_ask());
+                };
+                if !(unused || input.in_session()) {
+                    return Err(rounds::ask_next_round(input, &asked)?);
+                }
+                unused = false;
+                params.input_responses = Some(rounds::answers(input, &asked).await?);
+                params.request_state = asked.state();
+            }
+            // Dropping the request (the tool's timeout, the client's cancellation) sends
+            // notifications/cancelled to the upstream.
+            let limit = Duration::from_millis(spec.timeout_ms);
+            let request = request::call_tool(&peer, &link.routes, params.clone(), &ctx, spec);
+            match tokio::time::timeout(limit, request).await {
+                Err(_) => {
+                    return Err(ToolError::new(
+                        codes::UPSTREAM_TIMEOUT,
+                        format!("the upstream did not answer within {} ms", spec.timeout_ms),
+                    )
+                    .with_outcome(HarnessOutcome::Timeout.as_str()));
+                }
+                Ok(Err(error)) => return Err(reply::from_service_error(spec.name, error)),
+                Ok(Ok(CallToolResponse::InputRequired(asked))) => {
+                    let Some(input) = input else {
+                        return Err(rounds::cannot_ask());
+                    };
+                    let requests = asked.input_requests.unwrap_or_default();
+                    round = Some(rounds::clean(spec, input, requests, asked.request_state)?);
+                }
+                Ok(Ok(CallToolResponse::Complete(result))) => {
+                    return reply::from_result(spec.name, result);
+                }
+                Ok(Ok(_)) => {
+                    return Err(ToolError::new(
+                        codes::UPSTREAM_ERROR,
+                        "the upstream answered with a task, which this gateway does not carry",
+                    ));
+                }
+            }
         }
+        Err(ToolError::new(
+            codes::UPSTREAM_ERROR,
+            format!(
+                "the upstream still asked for input after {} rounds",
+                rounds::MAX_ROUNDS
+            ),
+        ))
     }
 
     /// `definitions` without the tools an upstream drifted on where `on_drift = "drop"`.

@@ -7,22 +7,28 @@
 use std::sync::Arc;
 
 use rmcp::ServiceError;
+use rmcp::model::RequestMetaObject;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
     ClientRequest, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+use serde_json::Value;
 
 use crate::context::CallContext;
+use crate::input::session::InputSession;
+use crate::spec::{UpstreamProtocol, UpstreamSpec};
 use crate::upstream::handler::Routes;
 
-/// Sends `params` and waits for the result; progress goes to `context` while it runs.
+/// Sends `params` and waits for the result (or, from a 2026-07-28 upstream, an
+/// input-required result); progress goes to `context` while it runs.
 pub(crate) async fn call_tool(
     peer: &Peer<RoleClient>,
     routes: &Arc<Routes>,
     mut params: CallToolRequestParams,
     context: &CallContext,
-) -> Result<CallToolResult, ServiceError> {
+    spec: &UpstreamSpec,
+) -> Result<CallToolResponse, ServiceError> {
     if let Some(level) = context.log_level() {
         params
             .meta
@@ -31,9 +37,11 @@ pub(crate) async fn call_tool(
     }
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let _in_flight = routes.enter(context);
-    let handle = peer
-        .send_request_with_option(request, PeerRequestOptions::no_options())
-        .await?;
+    let mut options = PeerRequestOptions::no_options();
+    if spec.protocol == UpstreamProtocol::V2026_07_28 {
+        options = options.with_meta(client_meta(spec, context.input_session()));
+    }
+    let handle = peer.send_request_with_option(request, options).await?;
     // What the upstream sends before this line (it would have to answer within
     // microseconds) is dropped, as for a call that asked for none.
     let _route = (context.wants_progress() || context.log_level().is_some())
@@ -45,9 +53,36 @@ pub(crate) async fn call_tool(
     let answer = handle.await_response().await;
     abandoned.id = None;
     match answer? {
-        ServerResult::CallToolResult(result) => Ok(result),
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
         _ => Err(ServiceError::UnexpectedResponse),
     }
+}
+
+/// What a 2026-07-28 upstream reads as the client's capabilities: those the calling client
+/// declared and the manifest forwards from this upstream, so that it asks only for input that
+/// can reach someone (rmcp's default would declare the gateway's whole `forward` list).
+fn client_meta(spec: &UpstreamSpec, input: Option<&InputSession>) -> RequestMetaObject {
+    let client = input
+        .and_then(InputSession::declared)
+        .and_then(|declared| serde_json::to_value(declared).ok())
+        .unwrap_or_default();
+    // Each forwarded capability as the client declared it (its sub-capabilities too).
+    let declared: serde_json::Map<String, Value> = spec
+        .forward
+        .iter()
+        .filter_map(|request| {
+            let name = request.as_str();
+            client
+                .get(name)
+                .map(|value| (name.to_owned(), value.clone()))
+        })
+        .collect();
+    let mut meta = RequestMetaObject::new();
+    meta.set_client_capabilities(
+        serde_json::from_value(Value::Object(declared)).unwrap_or_default(),
+    );
+    meta
 }
 
 /// Cancels the request upstream when dropped while armed.

@@ -61,6 +61,7 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
         let backoff_ms = int(upstream.backoff_ms);
         let on_drift = contract_enum(upstream.on_drift);
         let forward = upstream.forward.iter().map(|request| contract_enum(*request));
+        let protocol = contract_enum(upstream.protocol);
         quote! {
             #rt::UpstreamSpec {
                 name: #name,
@@ -69,6 +70,7 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
                 max_restarts: #max_restarts,
                 backoff_ms: #backoff_ms,
                 on_drift: #on_drift,
+                protocol: #protocol,
                 forward: &[#(#forward),*],
                 pins: &[#(#pins),*],
             }
