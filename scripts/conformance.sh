@@ -10,7 +10,8 @@
 #     resources and prompts);
 #   - the fixture served through the gateway (examples/conformance-gateway: its content,
 #     error, progress, logging, sampling and elicitation tools pinned, the fixture a stdio
-#     child), the tools and server-level scenarios at both revisions.
+#     child; its input-required tools from the same fixture spoken to at 2026-07-28), the
+#     tools and server-level scenarios at both revisions.
 #   ./scripts/conformance.sh             # debug builds
 #   CONFORMANCE_SERVER=target/x86_64-unknown-linux-gnu/release/incident-monitor ./scripts/conformance.sh
 #                                        # the default server from a given binary (CI: the static one that ships)
@@ -45,7 +46,9 @@ if [ -z "$monitor" ]; then
 fi
 # The fixture seals input-required request state with this key (a fresh one per run).
 CONFORMANCE_STATE_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
-export CONFORMANCE_STATE_KEY
+# The gateway seals its own (a 2026-07-28 upstream's questions and state travel in it).
+CONFORMANCE_GATEWAY_STATE_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+export CONFORMANCE_STATE_KEY CONFORMANCE_GATEWAY_STATE_KEY
 server=""
 trap 'kill $server 2>/dev/null || true' EXIT
 status=0
@@ -105,7 +108,12 @@ for scenario in tools-list tools-call-simple-text tools-call-image tools-call-au
     tools-call-embedded-resource tools-call-mixed-content tools-call-error \
     tools-call-with-progress server-sse-multiple-streams dns-rebinding-protection \
     input-required-result-unsupported-methods input-required-result-validate-input \
-    input-required-result-ignore-extra-params http-header-validation; do
+    input-required-result-ignore-extra-params http-header-validation \
+    input-required-result-basic-elicitation input-required-result-basic-sampling \
+    input-required-result-basic-list-roots input-required-result-request-state \
+    input-required-result-multiple-input-requests input-required-result-multi-round \
+    input-required-result-missing-input-response input-required-result-result-type \
+    input-required-result-tampered-state input-required-result-capability-check; do
     run_suite "gateway-2026-07-28-$scenario" "$gateway" "" gateway.yaml --spec-version 2026-07-28 --scenario "$scenario"
 done
 exit $status
