@@ -171,10 +171,7 @@ impl Pipeline {
         let suggested = match ended {
             Err(refusal) => return refuse(refusal),
             Ok(Err(error)) => {
-                audit(&Finished {
-                    outcome: error.outcome(),
-                    error_code: Some(error.code()),
-                });
+                audit(&Finished::failed(&error));
                 return Err(body_error(
                     &error,
                     guards,

@@ -162,10 +162,7 @@ impl Pipeline {
                         Err(missing)
                     }
                     None => {
-                        audit(&Finished {
-                            outcome: error.outcome(),
-                            error_code: Some(error.code()),
-                        });
+                        audit(&Finished::failed(&error));
                         Err(body_error(
                             &error,
                             guards,

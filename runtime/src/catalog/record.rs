@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::audit::{AuditRecord, args_sha256};
 use crate::auth::Caller;
+use crate::error::ToolError;
 use crate::guards::{redact, strip};
 use crate::pipeline::Pipeline;
 use crate::pipeline::envelope::codes;
@@ -50,6 +51,16 @@ impl Finished<'static> {
         outcome: "ok",
         error_code: None,
     };
+}
+
+impl<'a> Finished<'a> {
+    /// A body's own error, as audited.
+    pub(crate) fn failed(error: &'a ToolError) -> Self {
+        Self {
+            outcome: error.outcome(),
+            error_code: Some(error.code()),
+        }
+    }
 }
 
 impl Pipeline {

@@ -271,16 +271,7 @@ impl Pipeline {
         let output = match ended {
             Err(refusal) => return refuse(refusal),
             Ok(Err(error)) => {
-                self.audit_request(
-                    READ,
-                    &uri,
-                    &args,
-                    &began,
-                    &Finished {
-                        outcome: error.outcome(),
-                        error_code: Some(error.code()),
-                    },
-                );
+                self.audit_request(READ, &uri, &args, &began, &Finished::failed(&error));
                 return Err(body_error(
                     &error,
                     guards,
