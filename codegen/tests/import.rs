@@ -1,7 +1,8 @@
 //! `harness-codegen import`: what it writes into a manifest (and what it leaves exactly as
 //! the user wrote it), drift and `--update-pins`, `--dry-run`, `--tools`, the poisoning
-//! report, and the whole path against real stdio upstreams (a Python script written here;
-//! server-everything when npm has it cached).
+//! report, schema files for what the grammar cannot say (in `import/fallback.rs`), and the
+//! whole path against real stdio upstreams (a Python script written here; server-everything
+//! when npm has it cached).
 #![cfg(feature = "import")]
 
 use std::path::{Path, PathBuf};
@@ -9,6 +10,10 @@ use std::path::{Path, PathBuf};
 use harness_codegen::import::{ImportReport, ImportRequest, Outcome, import, import_definitions};
 use harness_contract::definition_sha256;
 use serde_json::{Value, json};
+
+/// Tools whose inputSchema falls back to a schema file beside the manifest.
+#[path = "import/fallback.rs"]
+mod fallback;
 
 /// A manifest with comments, blank lines, a local tool, a tool pinned by hand and tables
 /// after the tools: everything import must leave as it is.
@@ -142,6 +147,7 @@ fn import_appends_pinned_entries_and_keeps_everything_else_byte_for_byte() {
     let after = read(&path);
     let echo_pin = definition_sha256(&live_tools()[0]);
     let add_pin = definition_sha256(&live_tools()[1]);
+    let fancy_pin = definition_sha256(&live_tools()[2]);
     // The new entries follow the last tool, and every byte around them is the user's.
     let mark = "\n# A table after the tools";
     let added = format!(
@@ -204,6 +210,13 @@ required = false
 name = "start"
 type = "integer"
 minimum = 0
+
+[[tools]]
+name = "fancy"
+description = "Takes one of two shapes."
+upstream = "hostile"
+pin_sha256 = "{fancy_pin}"
+input_schema = "schemas/fancy.json"
 "#
     );
     assert_eq!(after, before.replacen(mark, &format!("{added}{mark}"), 1));
@@ -222,15 +235,33 @@ minimum = 0
     assert!(
         matches!(outcome(&report, "health"), Outcome::Invalid { errors } if errors.contains("built-in"))
     );
-    let Outcome::Unsupported { constructs } = outcome(&report, "fancy") else {
-        panic!("fancy is not importable: {report}");
+    // What the grammar cannot say is kept whole beside the manifest, keys sorted.
+    let Outcome::AddedWithSchemaFile {
+        file, constructs, ..
+    } = outcome(&report, "fancy")
+    else {
+        panic!("fancy falls back to a schema file: {report}");
     };
+    assert_eq!(file, "schemas/fancy.json");
     assert_eq!(
         constructs,
         &[
             "`oneOf` at /properties/target/oneOf",
             "`format` at /properties/when/format"
         ]
+    );
+    let kept = read(&path.parent().unwrap().join("schemas/fancy.json"));
+    assert_eq!(
+        serde_json::from_str::<Value>(&kept).unwrap(),
+        live_tools()[2]["inputSchema"]
+    );
+    assert!(kept.starts_with("{\n  \"properties\": {\n    \"target\": {\n      \"oneOf\": ["));
+    assert!(kept.ends_with("\"type\": \"object\"\n}\n"), "{kept}");
+    assert!(
+        model
+            .tools
+            .iter()
+            .any(|t| t.name == "fancy" && t.pinned_schema.is_some())
     );
     // Skipped tools are warnings when every tool was asked for.
     assert!(!report.needs_attention(), "{report}");
@@ -245,7 +276,8 @@ fn a_second_import_changes_nothing() {
     let again = import_definitions(&request, &live_tools()).unwrap();
     assert!(!again.written && again.manifest_diff.is_empty(), "{again}");
     assert_eq!(read(&path), once);
-    for name in ["echo", "add", "pinned"] {
+    assert!(again.schema_files.is_empty(), "{again}");
+    for name in ["echo", "add", "fancy", "pinned"] {
         assert_eq!(outcome(&again, name), &Outcome::Unchanged, "{again}");
     }
 }
@@ -313,6 +345,7 @@ fn dry_run_writes_nothing_and_shows_the_manifest_diff() {
     let report = import_definitions(&request, &live_tools()).unwrap();
     assert!(!report.written);
     assert_eq!(read(&path), before);
+    assert!(!path.parent().unwrap().join("schemas").exists());
     assert!(
         report.manifest_diff.contains("+name = \"echo\""),
         "{}",
@@ -329,23 +362,31 @@ fn dry_run_writes_nothing_and_shows_the_manifest_diff() {
 fn tools_asked_for_that_are_not_imported_fail_the_import() {
     let (_dir, path) = scratch(MANIFEST);
     let request = ImportRequest {
-        tools: Some(vec![
-            "fancy".to_owned(),
-            "absent".to_owned(),
-            "add".to_owned(),
-        ]),
+        tools: Some(vec!["remote".to_owned(), "add".to_owned()]),
         ..ImportRequest::new(&path, "hostile")
     };
-    let report = import_definitions(&request, &live_tools()).unwrap();
+    let mut live = live_tools();
+    live.push(json!({
+        "name": "remote",
+        "description": "Its schema is elsewhere.",
+        "inputSchema": {"type": "object", "properties": {"q": {"$ref": "https://example.com/q.json"}}}
+    }));
+    let report = import_definitions(&request, &live).unwrap();
     assert_eq!(
         report.names(|o| matches!(o, Outcome::Added { .. })),
         ["add"]
     );
-    assert_eq!(outcome(&report, "absent"), &Outcome::NotOffered);
     assert!(matches!(
-        outcome(&report, "fancy"),
+        outcome(&report, "remote"),
         Outcome::Unsupported { .. }
     ));
+    assert!(report.needs_attention(), "{report}");
+    let request = ImportRequest {
+        tools: Some(vec!["absent".to_owned(), "add".to_owned()]),
+        ..request
+    };
+    let report = import_definitions(&request, &live).unwrap();
+    assert_eq!(outcome(&report, "absent"), &Outcome::NotOffered);
     assert!(report.needs_attention());
     assert!(
         !read(&path).contains("name = \"echo\""),

@@ -35,7 +35,7 @@ pub(crate) fn definition_view(table: &Table) -> String {
 }
 
 /// `value` with every object's keys sorted (the workspace's serde_json keeps insertion order).
-fn sorted(value: Value) -> Value {
+pub(crate) fn sorted(value: Value) -> Value {
     match value {
         Value::Object(object) => {
             let mut entries: Vec<(String, Value)> = object.into_iter().collect();

@@ -1,6 +1,7 @@
-//! The manifest edit: `[[tools]]` tables found, appended, removed and re-pinned in a
-//! `toml_edit` document, so that everything else the user wrote (comments, blank lines, key
-//! order, formatting, unrelated tables) stays byte for byte.
+//! The manifest edit: `[[tools]]` tables found, appended, removed, re-pinned (and, for a
+//! check only, pointed at staged schema files) in a `toml_edit` document, so that everything
+//! else the user wrote (comments, blank lines, key order, formatting, unrelated tables)
+//! stays byte for byte.
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
 
@@ -15,6 +16,8 @@ pub(crate) struct BoundTool {
     pub(crate) remote_name: String,
     /// Its `pin_sha256`.
     pub(crate) pin: Option<String>,
+    /// Its `input_schema` (the file that keeps its inputSchema whole), if it has one.
+    pub(crate) input_schema: Option<String>,
 }
 
 /// The `[[tools]]` array, when the manifest has one written as tables.
@@ -53,6 +56,7 @@ pub(crate) fn bound_tools(doc: &DocumentMut, upstream: &str) -> Result<Vec<Bound
                 remote_name: text(table, "upstream_tool").unwrap_or(&name).to_owned(),
                 name,
                 pin: text(table, "pin_sha256").map(str::to_owned),
+                input_schema: text(table, "input_schema").map(str::to_owned),
             })
         })
         .collect())
@@ -102,4 +106,20 @@ pub(crate) fn set_pin(doc: &mut DocumentMut, index: usize, pin: &str) -> bool {
     *value = pin.into();
     *value.decor_mut() = decor;
     true
+}
+
+/// Replaces every tool's `input_schema` value for which `to` gives another (the staged
+/// schema files, read from where they are staged).
+pub(crate) fn redirect_input_schemas(doc: &mut DocumentMut, to: impl Fn(&str) -> Option<String>) {
+    let Some(tools) = doc.get_mut("tools").and_then(Item::as_array_of_tables_mut) else {
+        return;
+    };
+    for table in tools.iter_mut() {
+        let Some(value) = table.get_mut("input_schema").and_then(Item::as_value_mut) else {
+            continue;
+        };
+        if let Some(target) = value.as_str().and_then(&to) {
+            *value = target.into();
+        }
+    }
 }

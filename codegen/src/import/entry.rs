@@ -1,6 +1,7 @@
 //! What import writes for one upstream tool: its live definition read into a manifest entry
 //! (arguments translated, every description audited and cleaned, annotations mapped, the
-//! digest computed), and that entry as a `[[tools]]` table.
+//! digest computed) or, where the grammar cannot say its inputSchema, pointing at the file
+//! that keeps it whole, and that entry as a `[[tools]]` table.
 
 use harness_contract::definition_sha256;
 use serde_json::Value;
@@ -30,6 +31,9 @@ pub(crate) struct Entry {
     pub(crate) annotations: Vec<(&'static str, bool)>,
     /// The arguments, descriptions cleaned.
     pub(crate) args: Vec<Arg>,
+    /// The file that keeps the inputSchema whole (`schemas/<tool>.json`), instead of
+    /// arguments.
+    pub(crate) input_schema: Option<String>,
     /// Every description (and the title) that the audit changed or warns about, by place:
     /// `description`, `arguments.query.description`...
     pub(crate) audits: Vec<(String, DescriptionAudit)>,
@@ -42,9 +46,33 @@ pub(crate) struct Entry {
 /// `live` (one `tools/list` entry) as a manifest entry, or the constructs of its input
 /// schema that the grammar cannot say.
 pub(crate) fn entry(live: &Value) -> Result<Entry, Vec<Unsupported>> {
-    let remote_name = live["name"].as_str().unwrap_or_default().to_owned();
     let schema = live.get("inputSchema").cloned().unwrap_or(Value::Null);
     let translation = translate(&schema)?;
+    Ok(described(live, translation.args, translation.notes, None))
+}
+
+/// `live` as a manifest entry whose inputSchema is kept whole in `file` (relative to the
+/// manifest's directory) instead of arguments; `audits` are those of the descriptions in
+/// that schema.
+pub(crate) fn schema_file_entry(
+    live: &Value,
+    file: &str,
+    audits: Vec<(String, DescriptionAudit)>,
+) -> Entry {
+    let mut entry = described(live, Vec::new(), Vec::new(), Some(file.to_owned()));
+    entry.audits.extend(audits);
+    entry
+}
+
+/// The entry for `live` with these arguments (or this schema file), every description
+/// audited and cleaned.
+fn described(
+    live: &Value,
+    args: Vec<Arg>,
+    notes: Vec<String>,
+    input_schema: Option<String>,
+) -> Entry {
+    let remote_name = live["name"].as_str().unwrap_or_default().to_owned();
     let mut audits = Vec::new();
     let mut clean = |place: String, text: &str| {
         let audit = audit(text);
@@ -63,13 +91,13 @@ pub(crate) fn entry(live: &Value) -> Result<Entry, Vec<Unsupported>> {
         "description".to_owned(),
         live["description"].as_str().unwrap_or_default(),
     );
-    let mut args = translation.args;
+    let mut args = args;
     clean_args(&mut args, "arguments", &mut clean);
     let annotations = ANNOTATION_KEYS
         .iter()
         .filter_map(|(hint, key)| live["annotations"][hint].as_bool().map(|set| (*key, set)))
         .collect();
-    let mut notes = translation.notes;
+    let mut notes = notes;
     if live
         .get("outputSchema")
         .is_some_and(|schema| !schema.is_null())
@@ -79,16 +107,17 @@ pub(crate) fn entry(live: &Value) -> Result<Entry, Vec<Unsupported>> {
                 .to_owned(),
         );
     }
-    Ok(Entry {
+    Entry {
         pin_sha256: definition_sha256(live),
         remote_name,
         title,
         description,
         annotations,
         args,
+        input_schema,
         audits,
         notes,
-    })
+    }
 }
 
 fn clean_args(args: &mut [Arg], at: &str, clean: &mut impl FnMut(String, &str) -> String) {
@@ -131,6 +160,9 @@ pub(crate) fn table(entry: &Entry, name: &str, upstream: &str) -> Table {
             annotations.insert(*key, (*set).into());
         }
         table.insert("annotations", toml_edit::value(annotations));
+    }
+    if let Some(file) = &entry.input_schema {
+        table.insert("input_schema", toml_edit::value(file.as_str()));
     }
     if !entry.args.is_empty() {
         table.insert("arguments", Item::ArrayOfTables(arguments(&entry.args)));

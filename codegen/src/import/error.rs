@@ -7,18 +7,18 @@ use std::path::PathBuf;
 /// the [`crate::import::ImportReport`] instead).
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    /// The manifest could not be read.
+    /// The manifest (or a schema file beside it) could not be read.
     #[error("cannot read {path}: {source}")]
     Read {
-        /// The manifest.
+        /// The file.
         path: PathBuf,
         /// The OS error.
         source: io::Error,
     },
-    /// The manifest could not be written.
+    /// The manifest (or a schema file beside it) could not be written.
     #[error("cannot write {path}: {source}")]
     Write {
-        /// The manifest.
+        /// The file.
         path: PathBuf,
         /// The OS error.
         source: io::Error,
@@ -33,6 +33,21 @@ pub enum ImportError {
         manifest: String,
         /// What is in the way.
         message: String,
+    },
+    /// A schema file could not be staged in the system's temporary directory.
+    #[error("cannot stage a schema file at {path}: {source}")]
+    Stage {
+        /// The scratch file or directory.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// A schema file changed on disk between reading and writing: nothing of the import
+    /// is left written.
+    #[error("error: {path} changed while import ran: nothing written; run the import again")]
+    Changed {
+        /// The schema file.
+        path: PathBuf,
     },
     /// The manifest declares no `[[upstreams]]` entry of that name.
     #[error(

@@ -4,31 +4,39 @@
 //!
 //! One concern per file: `spec` (the model's upstream as the runtime's spec), `fetch` (one
 //! `tools/list` through the runtime's client), `translate` (JSON Schema to the argument
-//! grammar, or the constructs it cannot say), `poisoning` (the description audit), `entry`
-//! (a live definition as a manifest entry and its table), `edit` (the `toml_edit` document),
-//! `diff` (what drifted, what would change), `plan` (the import without I/O), `report` and
-//! `error`. This file reads and writes the manifest.
+//! grammar, or the constructs it cannot say), `fallback` (the text of the schema file that
+//! keeps whole what the grammar cannot say), `poisoning` (the description audit), `entry` (a
+//! live definition as a manifest entry and its table), `edit` (the `toml_edit` document),
+//! `schema_file` (a tool kept in a schema file, added or checked), `staging` (schema files
+//! checked before they are written), `diff` (what drifted, what would change), `plan` (the
+//! import, writing nothing), `report` and `error`. This file reads and writes the manifest
+//! and the schema files.
 //!
 //! The manifest keeps everything the user wrote: new tools are appended after the last
 //! `[[tools]]` entry; a tool already pinned is never rewritten, only compared with its live
-//! definition (`--update-pins` replaces its `pin_sha256` value and nothing else). Whatever is
-//! written validates: each new entry is checked in the manifest it joins, and the result is
-//! loaded again from disk after writing.
+//! definition (`--update-pins` replaces its `pin_sha256` value, and the schema file of a tool
+//! that has one, and nothing else). A schema file is never written over a file import did
+//! not make. Whatever is written validates: each new entry is checked in the manifest it
+//! joins with its schema file, the whole result before anything is written, and the result
+//! again from disk after writing.
 
 mod diff;
 mod edit;
 mod entry;
 mod error;
+mod fallback;
 mod fetch;
 mod plan;
 mod poisoning;
 mod report;
+mod schema_file;
 mod spec;
+mod staging;
 mod translate;
 
 pub use self::error::ImportError;
 pub use self::poisoning::{DescriptionAudit, HiddenCounts, INSTRUCTION_PATTERNS, Removed};
-pub use self::report::{ImportReport, Outcome, ToolReport};
+pub use self::report::{ImportReport, Outcome, SchemaFileChange, ToolReport};
 
 use std::path::{Path, PathBuf};
 
@@ -120,28 +128,46 @@ fn finish(
         update_pins: request.update_pins,
     };
     let planned = plan::plan(&target, live)?;
-    let changed = planned.source != manifest.source;
-    let invalid = |what| {
-        move |errors: crate::ManifestErrors| ImportError::Invalid {
-            what,
-            errors: errors.render_plain(),
-        }
-    };
-    if changed {
-        crate::builder::load(&planned.source, &manifest.name, &manifest.base_dir)
+    let manifest_changed = planned.source != manifest.source;
+    let staged = planned.staging.files();
+    let invalid = |what| move |errors: String| ImportError::Invalid { what, errors };
+    if manifest_changed || !staged.is_empty() {
+        planned
+            .staging
+            .load(&planned.source, &manifest.name, &manifest.base_dir)
             .map_err(invalid("would write"))?;
     }
-    let written = changed && !request.dry_run;
-    if written {
-        let write_error = |source| ImportError::Write {
-            path: request.manifest.clone(),
-            source,
-        };
-        std::fs::write(&request.manifest, &planned.source).map_err(write_error)?;
+    let write = !request.dry_run && (manifest_changed || !staged.is_empty());
+    if write {
+        let files = planned.staging.write(&manifest.base_dir)?;
+        if manifest_changed && let Err(source) = std::fs::write(&request.manifest, &planned.source)
+        {
+            files.undo();
+            return Err(ImportError::Write {
+                path: request.manifest.clone(),
+                source,
+            });
+        }
         let reread = Manifest::read(&request.manifest)?;
         crate::builder::load(&reread.source, &reread.name, &reread.base_dir)
-            .map_err(invalid("wrote"))?;
+            .map_err(|errors| invalid("wrote")(errors.render_plain()))?;
     }
+    let schema_files = staged
+        .iter()
+        .map(|staged| SchemaFileChange {
+            file: staged.file.clone(),
+            diff: diff::unified(
+                staged.previous.as_deref().unwrap_or_default(),
+                &staged.text,
+                &match staged.previous {
+                    Some(_) => format!("{} (now)", staged.file),
+                    None => "/dev/null".to_owned(),
+                },
+                &format!("{} (after import)", staged.file),
+            ),
+            written: write,
+        })
+        .collect();
     Ok(ImportReport {
         upstream: request.upstream.clone(),
         manifest: manifest.name.clone(),
@@ -153,7 +179,8 @@ fn finish(
             &format!("{} (now)", manifest.name),
             &format!("{} (after import)", manifest.name),
         ),
-        written,
+        written: write && manifest_changed,
+        schema_files,
         dry_run: request.dry_run,
         asked_for_tools: request.tools.is_some(),
     })

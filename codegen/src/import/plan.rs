@@ -1,8 +1,9 @@
-//! One import over manifest text and an upstream's live tools, without I/O: which tools are
-//! added, which are checked against their pins, and the edited text. Each new entry is
-//! checked by the model in the manifest it joins before it stays, so a tool the model would
-//! refuse (a name clash after case conversion, a bad default...) is reported and left out
-//! instead of breaking the manifest.
+//! One import over manifest text and an upstream's live tools, writing nothing in the
+//! project: which tools are added, which are checked against their pins, the edited text and
+//! the schema files to write (staged, see `staging`). Each new entry is checked by the model
+//! in the manifest it joins, with its schema file, before it stays, so a tool the model would
+//! refuse (a name clash after case conversion, a bad default, a schema file the build
+//! refuses...) is reported and left out instead of breaking the manifest.
 
 use std::path::Path;
 
@@ -15,6 +16,8 @@ use crate::import::edit::{self, BoundTool};
 use crate::import::entry::{Entry, entry, table};
 use crate::import::error::ImportError;
 use crate::import::report::{Outcome, ToolReport};
+use crate::import::schema_file;
+use crate::import::staging::Staging;
 use crate::model::{Model, UpstreamModel};
 
 /// Where the manifest is and what to do.
@@ -33,10 +36,12 @@ pub(crate) struct Target<'a> {
     pub(crate) update_pins: bool,
 }
 
-/// The edited manifest text and what happened to each tool.
+/// The edited manifest text, the schema files to write with it, and what happened to each
+/// tool.
 pub(crate) struct Plan {
     pub(crate) source: String,
     pub(crate) tools: Vec<ToolReport>,
+    pub(crate) staging: Staging,
 }
 
 /// The manifest's model, or its rendered errors.
@@ -66,15 +71,12 @@ pub(crate) fn find_upstream<'m>(
 pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportError> {
     let model = load(target.source, target.name, target.base_dir)?;
     find_upstream(&model, target.upstream, target.name)?;
-    let edit_error = |message: String| ImportError::Edit {
-        manifest: target.name.to_owned(),
-        message,
-    };
     let mut doc: DocumentMut = target
         .source
         .parse()
-        .map_err(|error: toml_edit::TomlError| edit_error(error.to_string()))?;
-    let bound = edit::bound_tools(&doc, target.upstream).map_err(edit_error)?;
+        .map_err(|error: toml_edit::TomlError| edit_error(target, error.to_string()))?;
+    let bound =
+        edit::bound_tools(&doc, target.upstream).map_err(|message| edit_error(target, message))?;
     let selected = |name: &str| {
         target
             .selection
@@ -82,11 +84,17 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
     };
     let live_name = |tool: &Value| tool["name"].as_str().unwrap_or_default().to_owned();
     let mut reports = Vec::new();
+    let mut staging = Staging::default();
     for tool in live.iter().filter(|tool| selected(&live_name(tool))) {
         let name = live_name(tool);
         let report = match bound.iter().find(|bound| bound.remote_name == name) {
-            Some(existing) => check_pin(&mut doc, existing, tool, target.update_pins),
-            None => add(&mut doc, target, tool).map_err(edit_error)?,
+            Some(existing) => match &existing.input_schema {
+                Some(file) => {
+                    schema_file::check(&mut doc, &mut staging, target, existing, file, tool)?
+                }
+                None => check_pin(&mut doc, existing, tool, target.update_pins),
+            },
+            None => add(&mut doc, &mut staging, target, tool)?,
         };
         reports.push(report);
     }
@@ -106,10 +114,12 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
     Ok(Plan {
         source: doc.to_string(),
         tools: reports,
+        staging,
     })
 }
 
-fn plain(name: &str, outcome: Outcome) -> ToolReport {
+/// The report of a tool with nothing but its outcome to say.
+pub(crate) fn plain(name: &str, outcome: Outcome) -> ToolReport {
     ToolReport {
         name: name.to_owned(),
         outcome,
@@ -172,6 +182,7 @@ fn check_pin(
             live: live_sha256,
             diff,
             updated,
+            file: None,
         },
         audits,
         notes,
@@ -179,19 +190,26 @@ fn check_pin(
 }
 
 /// A tool the manifest does not have yet: added, or reported and left out.
-fn add(doc: &mut DocumentMut, target: &Target<'_>, live: &Value) -> Result<ToolReport, String> {
+fn add(
+    doc: &mut DocumentMut,
+    staging: &mut Staging,
+    target: &Target<'_>,
+    live: &Value,
+) -> Result<ToolReport, ImportError> {
     let name = live["name"].as_str().unwrap_or_default().to_owned();
-    if edit::tool_names(doc)?.contains(&name) {
+    if edit::tool_names(doc)
+        .map_err(|message| edit_error(target, message))?
+        .contains(&name)
+    {
         return Ok(plain(&name, Outcome::Collision));
     }
     let entry: Entry = match entry(live) {
         Ok(entry) => entry,
         Err(constructs) => {
-            let constructs = constructs.iter().map(ToString::to_string).collect();
-            return Ok(plain(&name, Outcome::Unsupported { constructs }));
+            return schema_file::add(doc, staging, target, live, &name, &constructs);
         }
     };
-    let mut report = ToolReport {
+    let report = ToolReport {
         name: name.clone(),
         outcome: Outcome::Added {
             pin_sha256: entry.pin_sha256.clone(),
@@ -199,18 +217,36 @@ fn add(doc: &mut DocumentMut, target: &Target<'_>, live: &Value) -> Result<ToolR
         audits: entry.audits.clone(),
         notes: entry.notes.clone(),
     };
+    join(doc, staging, target, &entry, report)
+}
+
+/// Appends `entry` as the tool `report` names, and keeps it if it validates in the manifest
+/// it joins (with the staged schema files); otherwise `report` says why it was left out.
+pub(crate) fn join(
+    doc: &mut DocumentMut,
+    staging: &Staging,
+    target: &Target<'_>,
+    entry: &Entry,
+    mut report: ToolReport,
+) -> Result<ToolReport, ImportError> {
     if entry.description.is_empty() {
         report.outcome = Outcome::Invalid {
             errors: "its description is empty (or nothing is left once the audit strips it); the model chooses tools by their description\n".to_owned(),
         };
         return Ok(report);
     }
-    edit::append(doc, table(&entry, &name, target.upstream))?;
-    if let Err(errors) = builder::load(&doc.to_string(), target.name, target.base_dir) {
+    edit::append(doc, table(entry, &report.name, target.upstream))
+        .map_err(|message| edit_error(target, message))?;
+    if let Err(errors) = staging.load(&doc.to_string(), target.name, target.base_dir) {
         edit::remove_last(doc);
-        report.outcome = Outcome::Invalid {
-            errors: errors.render_plain(),
-        };
+        report.outcome = Outcome::Invalid { errors };
     }
     Ok(report)
+}
+
+fn edit_error(target: &Target<'_>, message: String) -> ImportError {
+    ImportError::Edit {
+        manifest: target.name.to_owned(),
+        message,
+    }
 }

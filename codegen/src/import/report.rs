@@ -20,10 +20,24 @@ pub struct ImportReport {
     pub manifest_diff: String,
     /// Whether the manifest file was rewritten (never with `--dry-run`).
     pub written: bool,
+    /// The schema files beside the manifest that import wrote (or, with `--dry-run`, would
+    /// write).
+    pub schema_files: Vec<SchemaFileChange>,
     /// Whether this was a dry run.
     pub dry_run: bool,
     /// Whether the tools were chosen with `--tools` (then a tool left out needs attention).
     pub asked_for_tools: bool,
+}
+
+/// A schema file import writes beside the manifest (`schemas/<tool>.json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaFileChange {
+    /// The path, as the manifest's `input_schema` names it (relative to its directory).
+    pub file: String,
+    /// A unified diff of the file before and after (from nothing for a new file).
+    pub diff: String,
+    /// Whether it was written (never with `--dry-run`).
+    pub written: bool,
 }
 
 /// What happened to one tool.
@@ -48,7 +62,23 @@ pub enum Outcome {
         /// The pin written.
         pin_sha256: String,
     },
-    /// Already in the manifest, and its pin matches the live definition.
+    /// Added as a new `[[tools]]` entry pinned to `pin_sha256`, its inputSchema (which the
+    /// grammar cannot say) kept whole in `file` and named by `input_schema`.
+    AddedWithSchemaFile {
+        /// The pin written.
+        pin_sha256: String,
+        /// The schema file, relative to the manifest's directory (`schemas/<tool>.json`).
+        file: String,
+        /// Why: each construct the grammar cannot say, with its place.
+        constructs: Vec<String>,
+        /// Draft-07 spellings written as their 2020-12 equivalents, each with its place.
+        rewritten: Vec<String>,
+        /// Whether the file was already there with exactly the content import makes (then
+        /// it is used as it is).
+        existing: bool,
+    },
+    /// Already in the manifest, and its pin matches the live definition (and its schema
+    /// file, if it has one, is the one the live inputSchema makes).
     Unchanged,
     /// Already in the manifest, and the live definition hashes to another digest.
     Drifted {
@@ -57,15 +87,29 @@ pub enum Outcome {
         /// The live digest.
         live: String,
         /// The manifest entry against the entry the live definition makes (or the live
-        /// definition itself when the grammar cannot say it).
+        /// definition itself when the grammar cannot say it), then the schema file against
+        /// the one the live inputSchema makes.
         diff: String,
-        /// Whether the pin was replaced (`--update-pins`).
+        /// Whether the pin (and the schema file) was replaced (`--update-pins`).
         updated: bool,
+        /// The entry's schema file (`input_schema`), when it keeps its inputSchema whole:
+        /// `--update-pins` rewrites it with the pin. `pinned` and `live` are equal when only
+        /// the file differs from what the live inputSchema makes.
+        file: Option<String>,
     },
-    /// Not imported: its input schema uses constructs the grammar cannot say.
+    /// Not imported: its input schema uses constructs the grammar cannot say, and cannot be
+    /// kept whole in a schema file either.
     Unsupported {
-        /// Each construct with its place in the schema.
+        /// Each construct the grammar cannot say, with its place in the schema.
         constructs: Vec<String>,
+        /// Why the schema cannot be kept whole as it is: each problem with its place.
+        refused: Vec<String>,
+    },
+    /// Not imported: a file the manifest does not name is already where its schema would be
+    /// kept, with other content; import never overwrites it.
+    SchemaFileTaken {
+        /// The path, relative to the manifest's directory.
+        file: String,
     },
     /// Not imported: a manifest tool of another origin already has its name.
     Collision,
@@ -81,16 +125,18 @@ pub enum Outcome {
 }
 
 impl ImportReport {
-    /// Whether the user must act: a drift not accepted, a pinned tool gone, or a tool asked
-    /// for with `--tools` that was not imported. The command then exits with failure.
+    /// Whether the user must act: a drift not accepted, a pinned tool gone, a schema file
+    /// import will not overwrite, or a tool asked for with `--tools` that was not imported. The command then exits with failure.
     pub fn needs_attention(&self) -> bool {
         self.tools.iter().any(|tool| match tool.outcome {
             Outcome::Drifted { updated, .. } => !updated,
-            Outcome::Missing | Outcome::NotOffered => true,
+            Outcome::Missing | Outcome::NotOffered | Outcome::SchemaFileTaken { .. } => true,
             Outcome::Unsupported { .. } | Outcome::Collision | Outcome::Invalid { .. } => {
                 self.asked_for_tools
             }
-            Outcome::Added { .. } | Outcome::Unchanged => false,
+            Outcome::Added { .. } | Outcome::AddedWithSchemaFile { .. } | Outcome::Unchanged => {
+                false
+            }
         })
     }
 
@@ -108,47 +154,118 @@ fn indent(text: &str, by: &str) -> String {
     text.lines().map(|line| format!("{by}{line}\n")).collect()
 }
 
+fn list(f: &mut fmt::Formatter<'_>, items: &[String]) -> fmt::Result {
+    items
+        .iter()
+        .try_for_each(|item| writeln!(f, "    - {item}"))
+}
+
+fn drifted(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    pinned: &str,
+    live: &str,
+    diff: &str,
+    updated: bool,
+    file: Option<&str>,
+) -> fmt::Result {
+    let accepted = match file {
+        Some(file) => format!("pin updated and {file} rewritten (--update-pins)"),
+        None => "pin updated (--update-pins)".to_owned(),
+    };
+    let action = if updated {
+        format!("{accepted}; review the entry's description and arguments against the diff")
+    } else {
+        "pin kept; review, then run again with --update-pins to accept it".to_owned()
+    };
+    if pinned == live {
+        let file = file.unwrap_or("its schema file");
+        writeln!(
+            f,
+            "~ {name}: DRIFTED: {file} is not what the upstream's inputSchema makes, though the pin matches (was it edited?)"
+        )?;
+    } else {
+        writeln!(
+            f,
+            "~ {name}: DRIFTED: the upstream's definition changed since it was pinned (the digest cannot say what it was before)"
+        )?;
+    }
+    writeln!(f, "    pinned {pinned}\n    live   {live}\n    {action}")?;
+    match file {
+        Some(file) => writeln!(
+            f,
+            "    the manifest's entry and {file} against those the live definition makes:"
+        )?,
+        None => writeln!(
+            f,
+            "    the manifest's entry against the entry the live definition makes:"
+        )?,
+    }
+    f.write_str(&indent(diff, "    "))
+}
+
 impl fmt::Display for ToolReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = &self.name;
         match &self.outcome {
             Outcome::Added { pin_sha256 } => writeln!(f, "+ {name}: added, pinned {pin_sha256}")?,
+            Outcome::AddedWithSchemaFile {
+                pin_sha256,
+                file,
+                constructs,
+                rewritten,
+                existing,
+            } => {
+                writeln!(
+                    f,
+                    "+ {name}: added, pinned {pin_sha256}; its inputSchema falls back to {file} (kept whole, enforced as JSON Schema 2020-12), as the manifest grammar cannot say:"
+                )?;
+                list(f, constructs)?;
+                if !rewritten.is_empty() {
+                    writeln!(
+                        f,
+                        "    draft-07 spellings the build refuses, written as their 2020-12 equivalents:"
+                    )?;
+                    list(f, rewritten)?;
+                }
+                if *existing {
+                    writeln!(
+                        f,
+                        "    {file} was already there with exactly this content: used as it is"
+                    )?;
+                }
+            }
             Outcome::Unchanged => writeln!(f, "= {name}: unchanged (the pin matches)")?,
             Outcome::Drifted {
                 pinned,
                 live,
                 diff,
                 updated,
+                file,
+            } => drifted(f, name, pinned, live, diff, *updated, file.as_deref())?,
+            Outcome::Unsupported {
+                constructs,
+                refused,
             } => {
-                let action = if *updated {
-                    "pin updated (--update-pins); review the entry's description and arguments against the diff"
-                } else {
-                    "pin kept; review, then run again with --update-pins to accept it"
-                };
-                writeln!(
-                    f,
-                    "~ {name}: DRIFTED: the upstream's definition changed since it was pinned (the digest cannot say what it was before)"
-                )?;
-                writeln!(f, "    pinned {pinned}\n    live   {live}\n    {action}")?;
-                writeln!(
-                    f,
-                    "    the manifest's entry against the entry the live definition makes:"
-                )?;
-                f.write_str(&indent(diff, "    "))?;
-            }
-            Outcome::Unsupported { constructs } => {
                 writeln!(
                     f,
                     "! {name}: skipped: its inputSchema uses JSON Schema the manifest grammar cannot say:"
                 )?;
-                for construct in constructs {
-                    writeln!(f, "    - {construct}")?;
-                }
+                list(f, constructs)?;
                 writeln!(
                     f,
-                    "    (import does not write the fallback yet: to serve it, keep its inputSchema whole in a file beside the manifest and set input_schema = \"schemas/{name}.json\" on an entry you write)"
+                    "    and it cannot fall back to schemas/{name}.json as it is:"
+                )?;
+                list(f, refused)?;
+                writeln!(
+                    f,
+                    "    (to serve it, write that file in 2020-12 form and an entry with input_schema = \"schemas/{name}.json\" by hand)"
                 )?;
             }
+            Outcome::SchemaFileTaken { file } => writeln!(
+                f,
+                "! {name}: skipped: its inputSchema falls back to {file}, which is already there with other content, and import does not overwrite a file the manifest does not name; move it away (or name it in an entry of your own) and run again"
+            )?,
             Outcome::Collision => writeln!(
                 f,
                 "! {name}: skipped: the manifest already has a tool of that name that `{name}` of this upstream is not; rename one of them (upstream_tool = \"{name}\" binds a renamed entry)"
@@ -215,7 +332,20 @@ impl fmt::Display for ImportReport {
                 )?;
                 f.write_str(&self.manifest_diff)?;
             }
-        } else if self.written {
+            for change in &self.schema_files {
+                writeln!(
+                    f,
+                    "dry run: {} would be written as follows (nothing written):",
+                    change.file
+                )?;
+                f.write_str(&change.diff)?;
+            }
+            return Ok(());
+        }
+        for change in self.schema_files.iter().filter(|change| change.written) {
+            writeln!(f, "wrote {}", change.file)?;
+        }
+        if self.written {
             writeln!(f, "wrote {} (it validates)", self.manifest)?;
         } else {
             writeln!(f, "{} unchanged", self.manifest)?;

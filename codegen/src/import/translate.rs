@@ -285,7 +285,7 @@ impl Walk {
             .find_map(|key| Some((*key, object.get(*key)?.as_array()?)))?;
         let is_null = |v: &Value| {
             v.as_object()
-                .is_some_and(|o| o.len() == 1 && o["type"] == "null")
+                .is_some_and(|o| o.len() == 1 && o.get("type").is_some_and(|t| t == "null"))
         };
         let [first, second] = variants.as_slice() else {
             return None;

@@ -306,3 +306,16 @@ fn the_root_and_every_construct_of_a_schema_are_reported_together() {
     let not_object_type = translate(&json!({"type": "string"})).expect_err("unsupported");
     assert_eq!(not_object_type[0].at, "");
 }
+
+#[test]
+fn a_two_variant_one_of_without_types_is_reported_not_a_panic() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"target": {"oneOf": [{"$ref": "#/$defs/a"}, {"const": "none"}]}}
+    });
+    let reported = translate(&schema).expect_err("unsupported");
+    assert_eq!(
+        reported[0].to_string(),
+        "`oneOf` at /properties/target/oneOf"
+    );
+}
