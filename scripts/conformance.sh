@@ -113,7 +113,7 @@ for scenario in tools-list tools-call-simple-text tools-call-image tools-call-au
     input-required-result-basic-list-roots input-required-result-request-state \
     input-required-result-multiple-input-requests input-required-result-multi-round \
     input-required-result-missing-input-response input-required-result-result-type \
-    input-required-result-tampered-state input-required-result-capability-check; do
+    input-required-result-tampered-state input-required-result-capability-check server-stateless; do
     run_suite "gateway-2026-07-28-$scenario" "$gateway" "" gateway.yaml --spec-version 2026-07-28 --scenario "$scenario"
 done
 exit $status

@@ -37,14 +37,19 @@ static SEALING: ServerSpec = ServerSpec {
     ..SERVER
 };
 
-static TOOLS: [ToolSpec; 2] = [tool("ask", GUARDS), tool("sample", GUARDS)];
+static TOOLS: [ToolSpec; 3] = [
+    tool("ask", GUARDS),
+    tool("sample", GUARDS),
+    tool("model", GUARDS),
+];
 
 /// What the upstream received with each call: its input responses, its own state, and the
 /// client capabilities the gateway declared.
 type Seen = Arc<Mutex<Vec<Value>>>;
 
-/// Two tools. `ask` asks "who" twice, a round each, under the same key (the second question
-/// must not get the first answer), then answers with both names; `sample` asks for sampling.
+/// Three tools. `ask` asks "who" twice, a round each, under the same key (the second question
+/// must not get the first answer), then answers with both names; `sample` asks for sampling;
+/// `model` needs sampling and answers the missing-capability error without it.
 #[derive(Clone)]
 struct Asker {
     seen: Seen,
@@ -79,7 +84,8 @@ impl ServerHandler for Asker {
         let schema = Arc::new(json!({"type": "object"}).as_object().unwrap().clone());
         Ok(ListToolsResult::with_all_items(vec![
             Tool::new("ask", "Asks two names.", Arc::clone(&schema)),
-            Tool::new("sample", "Asks the client's model.", schema),
+            Tool::new("sample", "Asks the client's model.", Arc::clone(&schema)),
+            Tool::new("model", "Needs sampling.", schema),
         ]))
     }
 
@@ -99,6 +105,10 @@ impl ServerHandler for Asker {
                 .unwrap()
                 .to_owned()
         };
+        if request.name == "model" {
+            let sampling = serde_json::from_value(json!({"sampling": {}})).unwrap();
+            return Err(ErrorData::missing_required_client_capability(sampling));
+        }
         if request.name == "sample" {
             let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}], "maxTokens": 5});
             return Ok(asking("s", "sampling/createMessage", params, "s1".into()));
@@ -354,4 +364,22 @@ async fn what_the_manifest_does_not_forward_or_the_client_did_not_declare_ends_t
     assert!(error.message.contains("capabilit"), "{error:?}");
     let seen = gateway.seen();
     assert_eq!(seen.last().unwrap()["capabilities"], json!({}));
+}
+
+#[tokio::test]
+async fn an_upstreams_missing_capability_error_is_the_clients_when_the_client_lacks_it() {
+    let gateway = gateway().await;
+    let client = Session::new(elicitation(), Value::Null);
+    // The client did not declare sampling: the specification's error, as for a local tool.
+    let call = client.stateless("model", json!({}), elicitation(), None, None);
+    let error = gateway.call(2, call).await.unwrap_err();
+    assert_eq!(error.code.0, -32021, "{error:?}");
+    // It did, and this gateway does not forward sampling from this upstream: the upstream's
+    // refusal is an upstream failure, not the client's.
+    let call = client.stateless("model", json!({}), json!({"sampling": {}}), None, None);
+    let result = match gateway.call(2, call).await.unwrap() {
+        CallToolResponse::Complete(result) => serde_json::to_value(result).unwrap(),
+        other => panic!("expected an envelope, got {other:?}"),
+    };
+    assert!(result.to_string().contains("UpstreamError"), "{result}");
 }

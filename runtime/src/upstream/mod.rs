@@ -263,7 +263,10 @@ impl Upstreams {
                     )
                     .with_outcome(HarnessOutcome::Timeout.as_str()));
                 }
-                Ok(Err(error)) => return Err(reply::from_service_error(spec.name, error)),
+                Ok(Err(error)) => {
+                    return Err(rounds::missing_capability(input, &error)
+                        .unwrap_or_else(|| reply::from_service_error(spec.name, error)));
+                }
                 Ok(Ok(CallToolResponse::InputRequired(asked))) => {
                     let Some(input) = input else {
                         return Err(rounds::cannot_ask());

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::input::Capability;
 use crate::input::answers::Answers;
 use crate::input::session::{InputSession, UPSTREAM_ROUND_KEY, input_required};
 use crate::pipeline::envelope::codes::{INPUT_REQUIRED, INPUT_UNAVAILABLE};
@@ -168,6 +169,34 @@ pub(crate) fn ask_next_round(input: &InputSession, round: &Round) -> Result<Tool
         input.ask_next_round(key, &asked.method, asked.params.clone())?;
     }
     Ok(input_required())
+}
+
+/// A 2026-07-28 upstream's missing-capability error (-32021), which it answers only for a
+/// capability the calling client did not declare (the gateway passes on the client's own):
+/// the client's error, as a local body's would be, rather than an upstream failure.
+pub(crate) fn missing_capability(
+    input: Option<&InputSession>,
+    error: &rmcp::ServiceError,
+) -> Option<ToolError> {
+    let rmcp::ServiceError::McpError(data) = error else {
+        return None;
+    };
+    if data.code != rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY {
+        return None;
+    }
+    let required = data
+        .data
+        .as_ref()?
+        .get("requiredCapabilities")?
+        .as_object()?;
+    let capability = [
+        ("sampling", Capability::Sampling),
+        ("elicitation", Capability::Elicitation),
+        ("roots", Capability::Roots),
+    ]
+    .into_iter()
+    .find_map(|(name, capability)| required.contains_key(name).then_some(capability))?;
+    input?.require(capability).err()
 }
 
 /// The upstream asked for input and this client cannot be asked (no session, and no
