@@ -383,3 +383,22 @@ async fn an_upstreams_missing_capability_error_is_the_clients_when_the_client_la
     };
     assert!(result.to_string().contains("UpstreamError"), "{result}");
 }
+
+#[tokio::test]
+async fn two_session_calls_in_flight_on_one_connection_are_each_asked_their_own_questions() {
+    let gateway = gateway().await;
+    let answer = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    let (cy, di) = (
+        Session::new(elicitation(), answer("Cy")),
+        Session::new(elicitation(), answer("Di")),
+    );
+    let (first, second) = tokio::join!(
+        gateway.call(0, cy.call("ask", json!({}))),
+        gateway.call(0, di.call("ask", json!({}))),
+    );
+    assert_eq!(text(first.unwrap()), "Cy and Cy");
+    assert_eq!(text(second.unwrap()), "Di and Di");
+    for client in [&cy, &di] {
+        assert_eq!(client.asked.lock().unwrap().len(), 2);
+    }
+}
