@@ -26,7 +26,7 @@ use rustls::pki_types::pem::PemObject;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ClientError {
     /// The manifest's CA file holds a certificate rustls cannot use as a trust anchor.
-    #[error("the CA certificate {index} of [auth] ca_file cannot be trusted: {reason}")]
+    #[error("the CA certificate {index} of the ca_file cannot be trusted: {reason}")]
     BadCa {
         /// Its position in the file, from 1.
         index: usize,
@@ -34,7 +34,7 @@ pub(crate) enum ClientError {
         reason: String,
     },
     /// The CA file holds no certificate at all.
-    #[error("[auth] ca_file holds no PEM certificate")]
+    #[error("the ca_file holds no PEM certificate")]
     NoCa,
     /// reqwest refused the configuration.
     #[error("the HTTP client cannot be built: {0}")]

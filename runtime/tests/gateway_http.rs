@@ -1,6 +1,7 @@
 //! The gateway in front of a streamable HTTP upstream (an rmcp server in this process): the
 //! manifest's headers carry values read from their variables, nothing of the caller's
-//! credentials goes along, and an upstream that is not listening is unavailable, not a hang.
+//! credentials goes along, an upstream that is not listening is unavailable, not a hang, and
+//! an https upstream under a private CA is trusted only through the manifest's `ca_file`.
 
 mod common;
 
@@ -20,6 +21,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+
+use harness_test_support::tls;
 
 /// One tool, `headers`, answering with the request headers the upstream received.
 #[derive(Clone)]
@@ -86,7 +89,7 @@ fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
     Box::leak(value)
 }
 
-fn spec(url: String, sha256: String) -> &'static [UpstreamSpec] {
+fn spec(url: String, sha256: String, ca_pem: Option<&'static str>) -> &'static [UpstreamSpec] {
     leak(
         vec![UpstreamSpec {
             name: "remote",
@@ -94,6 +97,7 @@ fn spec(url: String, sha256: String) -> &'static [UpstreamSpec] {
                 url: leak(url.into_boxed_str()),
                 // Cargo sets CARGO_PKG_NAME for every test: a variable whose value is known.
                 headers: &[("X-Upstream-Key", "CARGO_PKG_NAME")],
+                ca_pem,
             },
             timeout_ms: 3000,
             max_restarts: 0,
@@ -123,10 +127,10 @@ async fn call(upstreams: &Upstreams) -> Result<Reply, ToolError> {
 #[tokio::test]
 async fn headers_come_from_their_variables_and_nothing_else_is_forwarded() {
     let url = upstream().await;
-    let probe = spec(url.clone(), "0".repeat(64));
+    let probe = spec(url.clone(), "0".repeat(64), None);
     let live = fetch_tools(&probe[0]).await.expect("tools/list over HTTP");
     let pin = definition_sha256(&serde_json::to_value(&live[0]).unwrap());
-    let upstreams = Upstreams::new(spec(url, pin));
+    let upstreams = Upstreams::new(spec(url, pin, None));
     upstreams.start().await;
     assert!(upstreams.all_up(), "{}", upstreams.health());
     assert_eq!(upstreams.health()["remote"]["transport"], "streamable-http");
@@ -144,9 +148,47 @@ async fn an_http_upstream_that_is_not_listening_is_unavailable() {
     let upstreams = Upstreams::new(spec(
         format!("http://127.0.0.1:{}/mcp", closed.port),
         "0".repeat(64),
+        None,
     ));
     upstreams.start().await;
     assert_eq!(upstreams.health()["remote"]["status"], "down");
     let error = call(&upstreams).await.unwrap_err();
     assert_eq!(error.code(), "UpstreamUnavailable", "{error}");
+}
+
+/// [`HeaderEcho`] over https on loopback, under `pki`'s CA; returns its MCP URL.
+async fn https_upstream(pki: &tls::Pki) -> String {
+    let origin = tls::serve_https(Arc::clone(&pki.server), |_| {
+        let service = StreamableHttpService::new(
+            || Ok(HeaderEcho),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default().disable_allowed_hosts(),
+        );
+        axum::Router::new().nest_service("/mcp", service)
+    })
+    .await;
+    format!("{origin}/mcp")
+}
+
+#[tokio::test]
+async fn an_https_upstream_under_a_private_ca_is_reached_only_through_the_manifests_ca_file() {
+    let ca = tls::pki("upstream CA");
+    let url = https_upstream(&ca).await;
+    let live = fetch_tools(&spec(url.clone(), "0".repeat(64), Some(ca.ca_pem))[0])
+        .await
+        .expect("tools/list over https, the CA trusted");
+    let pin = definition_sha256(&serde_json::to_value(&live[0]).unwrap());
+    let upstreams = Upstreams::new(spec(url.clone(), pin, Some(ca.ca_pem)));
+    upstreams.start().await;
+    assert!(upstreams.all_up(), "{}", upstreams.health());
+    assert!(matches!(call(&upstreams).await, Ok(Reply::Json(_))));
+
+    // Mozilla's roots alone, or another CA: the handshake fails and says why.
+    let other = tls::pki("another CA");
+    for ca_pem in [None, Some(other.ca_pem)] {
+        let error = fetch_tools(&spec(url.clone(), "0".repeat(64), ca_pem)[0])
+            .await
+            .expect_err("an untrusted certificate");
+        assert!(error.reason.contains("UnknownIssuer"), "{error}");
+    }
 }

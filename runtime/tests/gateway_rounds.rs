@@ -169,6 +169,7 @@ fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
         endpoint: EndpointSpec::StreamableHttp {
             url: leak(url.to_owned().into_boxed_str()),
             headers: &[],
+            ca_pem: None,
         },
         timeout_ms: 5000,
         max_restarts: 0,

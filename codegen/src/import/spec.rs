@@ -21,7 +21,11 @@ pub(crate) fn leak(upstream: &UpstreamModel) -> &'static UpstreamSpec {
             cwd: cwd.as_deref().map(text),
             env: texts(env),
         },
-        EndpointModel::StreamableHttp { url, headers } => EndpointSpec::StreamableHttp {
+        EndpointModel::StreamableHttp {
+            url,
+            headers,
+            ca_pem,
+        } => EndpointSpec::StreamableHttp {
             url: text(url),
             headers: Box::leak(
                 headers
@@ -30,6 +34,7 @@ pub(crate) fn leak(upstream: &UpstreamModel) -> &'static UpstreamSpec {
                     .collect::<Vec<_>>()
                     .into_boxed_slice(),
             ),
+            ca_pem: ca_pem.as_deref().map(text),
         },
     };
     Box::leak(Box::new(UpstreamSpec {

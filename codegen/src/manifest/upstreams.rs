@@ -35,6 +35,10 @@ pub struct Upstream {
     /// the manifest.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// streamable-http: a PEM file of CA certificates trusted for this upstream besides
+    /// Mozilla's roots (a private CA), relative to the manifest; embedded when the server is
+    /// built, so it must hold certificates only.
+    pub ca_file: Option<String>,
     /// Time limit in milliseconds for connecting and for each call a tool's own
     /// `timeout_ms` does not bound (default 30000).
     pub timeout_ms: Option<u64>,

@@ -3,6 +3,7 @@
 //! exists and pinned to the digest of the definition it was imported from.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use harness_contract::{ForwardedRequest, OnDrift, UpstreamProtocol, UpstreamTransport};
 
@@ -56,6 +57,8 @@ pub enum EndpointModel {
         url: String,
         /// `(header, variable holding its value)`, sorted by header.
         headers: Vec<(String, String)>,
+        /// The PEM text of `ca_file`, checked to hold certificates only.
+        ca_pem: Option<String>,
     },
 }
 
@@ -74,6 +77,7 @@ pub struct UpstreamBinding {
 /// fail the model).
 pub(crate) fn upstreams(
     manifest: &manifest::Manifest,
+    (base_dir, inputs): (&Path, &mut Vec<PathBuf>),
     errors: &ErrorSink<'_>,
 ) -> Vec<UpstreamModel> {
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
@@ -101,7 +105,7 @@ pub(crate) fn upstreams(
                 );
             }
             let errors = errors.child();
-            let model = upstream_model(upstream, &path, manifest, &errors);
+            let model = upstream_model(upstream, &path, manifest, (base_dir, inputs), &errors);
             errors.unless_failed(model)
         })
         .collect()
@@ -111,6 +115,7 @@ fn upstream_model(
     upstream: &manifest::Upstream,
     path: &ManifestPath,
     manifest: &manifest::Manifest,
+    (base_dir, inputs): (&Path, &mut Vec<PathBuf>),
     errors: &ErrorSink<'_>,
 ) -> UpstreamModel {
     let name_ok = !upstream.name.is_empty()
@@ -131,7 +136,12 @@ fn upstream_model(
     }
     let endpoint = match upstream.transport {
         UpstreamTransport::Stdio => stdio(upstream, path, manifest, errors),
-        UpstreamTransport::StreamableHttp => http(upstream, path, errors),
+        UpstreamTransport::StreamableHttp => {
+            let ca_pem = upstream.ca_file.as_ref().and_then(|file| {
+                crate::model::ca_file::read(file, &path.key("ca_file"), base_dir, inputs, errors)
+            });
+            http(upstream, path, ca_pem, errors)
+        }
     };
     let timeout_ms = upstream.timeout_ms.unwrap_or(DEFAULT_UPSTREAM_TIMEOUT_MS);
     if timeout_ms == 0 {
@@ -212,6 +222,9 @@ fn stdio(
     if !upstream.headers.is_empty() {
         not_for(path, "headers", "a stdio upstream", errors);
     }
+    if upstream.ca_file.is_some() {
+        not_for(path, "ca_file", "a stdio upstream", errors);
+    }
     let command = upstream.command.clone().unwrap_or_default();
     if command.trim().is_empty() {
         errors.report(
@@ -253,6 +266,7 @@ fn stdio(
 fn http(
     upstream: &manifest::Upstream,
     path: &ManifestPath,
+    ca_pem: Option<String>,
     errors: &ErrorSink<'_>,
 ) -> EndpointModel {
     for (key, set) in [
@@ -315,6 +329,7 @@ fn http(
             .iter()
             .map(|(header, variable)| (header.clone(), variable.clone()))
             .collect(),
+        ca_pem,
     }
 }
 

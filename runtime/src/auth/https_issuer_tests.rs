@@ -7,8 +7,8 @@ use std::sync::Arc;
 use axum::routing::get;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
-use rustls::pki_types::PrivateKeyDer;
+use harness_test_support::tls::{pki, serve_https};
+use rcgen::KeyPair;
 use serde_json::{Value, json};
 
 use crate::auth::authenticator::{AuthSetupError, Authenticator};
@@ -17,41 +17,6 @@ use crate::auth::issuer::Issuer;
 use crate::auth::verified::now;
 use crate::http_client;
 use crate::spec::AuthSpec;
-
-/// A CA named `name`, and a server certificate it signed for 127.0.0.1 and localhost.
-struct Pki {
-    ca_pem: &'static str,
-    server: Arc<rustls::ServerConfig>,
-}
-
-fn pki(name: &str) -> Pki {
-    let ca_key = KeyPair::generate().expect("a CA key");
-    let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name.push(DnType::CommonName, name);
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca_cert = ca.self_signed(&ca_key).expect("the CA signs itself");
-    let issuer = rcgen::Issuer::from_params(&ca, &ca_key);
-    let server_key = KeyPair::generate().expect("a server key");
-    let server_params =
-        CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-            .expect("server parameters");
-    let server_cert = server_params
-        .signed_by(&server_key, &issuer)
-        .expect("the CA signs the server");
-    let key = PrivateKeyDer::try_from(server_key.serialize_der()).expect("PKCS#8");
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let server = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("TLS versions")
-        .with_no_client_auth()
-        .with_single_cert(vec![server_cert.der().clone()], key)
-        .expect("a server config");
-    Pki {
-        ca_pem: Box::leak(ca_cert.pem().into_boxed_str()),
-        server: Arc::new(server),
-    }
-}
 
 /// A token's signing key (ES256) and its JWK.
 struct SigningKey {
@@ -75,39 +40,17 @@ fn signing_key() -> SigningKey {
 /// Serves the issuer's discovery document and key set over https on a loopback port; returns
 /// the issuer (`https://127.0.0.1:PORT`).
 async fn https_issuer(server: Arc<rustls::ServerConfig>, jwk: Value) -> &'static str {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let port = listener.local_addr().expect("bound").port();
-    let origin: &'static str = Box::leak(format!("https://127.0.0.1:{port}").into_boxed_str());
-    let discovery = json!({"issuer": origin, "jwks_uri": format!("{origin}/jwks")});
-    let keys = json!({"keys": [jwk]});
-    let app = axum::Router::new()
-        .route(
-            "/.well-known/openid-configuration",
-            get(move || async move { axum::Json(discovery) }),
-        )
-        .route("/jwks", get(move || async move { axum::Json(keys) }));
-    let acceptor = tokio_rustls::TlsAcceptor::from(server);
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            let (acceptor, app) = (acceptor.clone(), app.clone());
-            tokio::spawn(async move {
-                // A client that distrusts the certificate ends the handshake: nothing to serve.
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let service = hyper_util::service::TowerToHyperService::new(app);
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
-                    .await;
-            });
-        }
-    });
-    origin
+    serve_https(server, |origin| {
+        let discovery = json!({"issuer": origin, "jwks_uri": format!("{origin}/jwks")});
+        let keys = json!({"keys": [jwk]});
+        axum::Router::new()
+            .route(
+                "/.well-known/openid-configuration",
+                get(move || async move { axum::Json(discovery) }),
+            )
+            .route("/jwks", get(move || async move { axum::Json(keys) }))
+    })
+    .await
 }
 
 fn spec(issuer: &'static str, ca_pem: Option<&'static str>) -> &'static AuthSpec {
@@ -180,7 +123,7 @@ fn a_ca_file_without_a_usable_certificate_stops_auth_from_starting() {
         ("not pem", "holds no PEM certificate"),
         (
             junk,
-            "the CA certificate 1 of [auth] ca_file cannot be trusted",
+            "the CA certificate 1 of the ca_file cannot be trusted",
         ),
     ] {
         let error =

@@ -48,6 +48,8 @@ pub enum EndpointSpec {
         url: &'static str,
         /// `(header, environment variable holding its value)`.
         headers: &'static [(&'static str, &'static str)],
+        /// PEM CA certificates trusted besides Mozilla's roots (the manifest's `ca_file`).
+        ca_pem: Option<&'static str>,
     },
 }
 

@@ -77,18 +77,54 @@ pub(crate) async fn connect(
                     .await
                     .map_err(|error| ConnectError::Initialize(error.to_string()))
             }
-            EndpointSpec::StreamableHttp { url, headers } => {
-                let transport = http(url, headers)?;
-                handler
-                    .serve_with_lifecycle(transport, lifecycle)
-                    .await
-                    .map_err(|error| ConnectError::Initialize(error.to_string()))
+            EndpointSpec::StreamableHttp {
+                url,
+                headers,
+                ca_pem,
+            } => {
+                // No redirects (a redirect could carry the headers to another host); Mozilla's
+                // roots and the manifest's `ca_file`.
+                let client = crate::http_client::client(ca_pem)
+                    .map_err(|error| ConnectError::Client(error.to_string()))?;
+                let transport = http(url, headers, client.clone())?;
+                match handler.serve_with_lifecycle(transport, lifecycle).await {
+                    Ok(connection) => Ok(connection),
+                    Err(error) => Err(ConnectError::Initialize(format!(
+                        "{error}{}",
+                        why_unreachable(&client, url).await
+                    ))),
+                }
             }
         }
     };
     tokio::time::timeout(limit, started)
         .await
         .map_err(|_| ConnectError::Timeout(spec.timeout_ms))?
+}
+
+/// Why `url` cannot be reached at all, when that is why the connection failed: rmcp's error
+/// keeps only "error sending request", and an untrusted certificate or a refused connection
+/// should say so in the log and on `/health`. One plain request, made only after a failure.
+async fn why_unreachable(client: &reqwest::Client, url: &str) -> String {
+    // Bounded apart from the connection's own limit: a server that is reachable but slow to
+    // answer a GET must not turn the real error into a timeout.
+    let probe = tokio::time::timeout(Duration::from_secs(2), client.get(url).send()).await;
+    match probe {
+        Ok(Err(error)) if error.is_connect() || error.is_request() => {
+            let mut why = String::new();
+            let mut cause = std::error::Error::source(&error);
+            while let Some(inner) = cause {
+                why = inner.to_string();
+                cause = inner.source();
+            }
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({why})")
+            }
+        }
+        _ => String::new(),
+    }
 }
 
 /// The child process: its environment cleared but for `PATH` and the allowed variables (the
@@ -162,6 +198,7 @@ async fn log_stderr(upstream: &'static str, stderr: tokio::process::ChildStderr)
 fn http(
     url: &'static str,
     headers: &'static [(&'static str, &'static str)],
+    client: reqwest::Client,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectError> {
     let mut custom = HashMap::new();
     for &(header, variable) in headers {
@@ -182,9 +219,6 @@ fn http(
         value.set_sensitive(true);
         custom.insert(name, value);
     }
-    // No redirects (a redirect could carry the headers to another host), Mozilla's roots.
-    let client = crate::http_client::client(None)
-        .map_err(|error| ConnectError::Client(error.to_string()))?;
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     Ok(StreamableHttpClientTransport::with_client(client, config))
 }

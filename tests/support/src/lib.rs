@@ -20,6 +20,7 @@ mod child_log;
 mod net;
 mod redis;
 pub mod strip_oracle;
+pub mod tls;
 
 pub use child_log::ChildLog;
 pub use net::{ClosedPort, Relay};

@@ -33,14 +33,20 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
                     }
                 }
             }
-            EndpointModel::StreamableHttp { url, headers } => {
+            EndpointModel::StreamableHttp {
+                url,
+                headers,
+                ca_pem,
+            } => {
                 let headers = headers
                     .iter()
                     .map(|(header, variable)| quote!((#header, #variable)));
+                let ca_pem = opt_str(ca_pem.as_ref());
                 quote! {
                     #rt::EndpointSpec::StreamableHttp {
                         url: #url,
                         headers: &[#(#headers),*],
+                        ca_pem: #ca_pem,
                     }
                 }
             }
