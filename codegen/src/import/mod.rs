@@ -26,6 +26,7 @@ mod entry;
 mod error;
 mod fallback;
 mod fetch;
+mod join;
 mod plan;
 mod poisoning;
 mod report;
@@ -119,7 +120,7 @@ fn finish(
     manifest: &Manifest,
     live: &[Value],
 ) -> Result<ImportReport, ImportError> {
-    let target = plan::Target {
+    let target = join::Target {
         source: &manifest.source,
         name: &manifest.name,
         base_dir: &manifest.base_dir,

@@ -11,7 +11,7 @@ use crate::import::edit::{self, BoundTool};
 use crate::import::entry::{schema_file_entry, table};
 use crate::import::error::ImportError;
 use crate::import::fallback::{file_for, schema_text};
-use crate::import::plan::{Target, join, plain};
+use crate::import::join::{Target, join, plain};
 use crate::import::report::{Outcome, ToolReport};
 use crate::import::staging::{Staging, read_optional};
 use crate::import::translate::Unsupported;
