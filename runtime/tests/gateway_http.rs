@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::upstream::{self, mcp_router};
+
 use std::sync::Arc;
 
 use harness_contract::definition_sha256;
@@ -17,8 +19,6 @@ use rmcp::model::{
     InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -67,24 +67,6 @@ impl ServerHandler for HeaderEcho {
     }
 }
 
-/// Serves [`HeaderEcho`] on a loopback port; returns its MCP URL.
-async fn upstream() -> String {
-    let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
-    let service = StreamableHttpService::new(
-        || Ok(HeaderEcho),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, axum::Router::new().nest_service("/mcp", service))
-            .await
-            .unwrap();
-    });
-    format!("http://{address}/mcp")
-}
-
 fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
     Box::leak(value)
 }
@@ -126,7 +108,7 @@ async fn call(upstreams: &Upstreams) -> Result<Reply, ToolError> {
 
 #[tokio::test]
 async fn headers_come_from_their_variables_and_nothing_else_is_forwarded() {
-    let url = upstream().await;
+    let url = upstream::serve(HeaderEcho).await;
     let probe = spec(url.clone(), "0".repeat(64), None);
     let live = fetch_tools(&probe[0]).await.expect("tools/list over HTTP");
     let pin = definition_sha256(&serde_json::to_value(&live[0]).unwrap());
@@ -158,15 +140,7 @@ async fn an_http_upstream_that_is_not_listening_is_unavailable() {
 
 /// [`HeaderEcho`] over https on loopback, under `pki`'s CA; returns its MCP URL.
 async fn https_upstream(pki: &tls::Pki) -> String {
-    let origin = tls::serve_https(Arc::clone(&pki.server), |_| {
-        let service = StreamableHttpService::new(
-            || Ok(HeaderEcho),
-            Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default().disable_allowed_hosts(),
-        );
-        axum::Router::new().nest_service("/mcp", service)
-    })
-    .await;
+    let origin = tls::serve_https(Arc::clone(&pki.server), |_| mcp_router(HeaderEcho)).await;
     format!("{origin}/mcp")
 }
 

@@ -23,11 +23,10 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 
 use common::clients::Session;
+use common::upstream;
 use common::{GUARDS, SERVER, tool};
 
 const KEY_ENV: &str = "HARNESS_GATEWAY_ROUNDS_STATE_KEY";
@@ -139,26 +138,6 @@ impl ServerHandler for Asker {
     }
 }
 
-/// Serves [`Asker`] on a loopback port; returns its MCP URL.
-async fn upstream(seen: &Seen) -> String {
-    let asker = Asker {
-        seen: Arc::clone(seen),
-    };
-    let service = StreamableHttpService::new(
-        move || Ok(asker.clone()),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().disable_allowed_hosts(),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, axum::Router::new().nest_service("/mcp", service))
-            .await
-            .unwrap();
-    });
-    format!("http://{address}/mcp")
-}
-
 fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
     Box::leak(value)
 }
@@ -192,7 +171,10 @@ async fn gateway() -> Gateway {
     // SAFETY: set once, before any pipeline of this test binary reads it.
     KEY.call_once(|| unsafe { std::env::set_var(KEY_ENV, "9".repeat(32)) });
     let seen = Seen::default();
-    let url = upstream(&seen).await;
+    let url = upstream::serve(Asker {
+        seen: Arc::clone(&seen),
+    })
+    .await;
     let live = fetch_tools(spec(&url, &[])).await.expect("tools/list");
     let pins: Vec<PinSpec> = live
         .iter()

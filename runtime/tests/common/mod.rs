@@ -6,6 +6,7 @@ use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 use harness_runtime::spec::*;
 
 pub(crate) mod clients;
+pub(crate) mod upstream;
 
 /// The audit format: the seven record fields plus trace_id and error_code.
 pub(crate) const AUDIT: Audit = Audit {
