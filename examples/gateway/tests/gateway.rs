@@ -4,7 +4,8 @@
 //! outputs (text, images, structured content, resource links, progress) pass the guards, the
 //! child sees none of the gateway's own environment, every call is audited, and the sampling,
 //! elicitation and roots requests it sends while a call runs reach this client cleaned, with
-//! its answers checked on the way back.
+//! its answers checked on the way back. server-everything on its own streamable HTTP serves
+//! the same pinned definition, and is called through the gateway's HTTP client.
 
 // 2025-11-25 sessions carry sampling and roots; rmcp marks them deprecated (SEP-2577).
 #![allow(deprecated)]
@@ -452,4 +453,133 @@ async fn an_upstream_asking_for_roots_gets_the_clients_file_roots() {
         text.contains("file:///work/project") && text.contains("project"),
         "{text}"
     );
+}
+
+/// `echo`'s pin in harness.toml, which `import` took from server-everything over stdio.
+fn manifest_pin(tool: &str) -> &'static str {
+    let manifest = include_str!("../harness.toml");
+    let entry = manifest
+        .split("[[tools]]")
+        .find(|entry| entry.contains(&format!("name = \"{tool}\"")))
+        .expect("the tool's entry");
+    let pin = entry
+        .lines()
+        .find_map(|line| line.strip_prefix("pin_sha256 = \""))
+        .expect("its pin");
+    let pin = pin.trim_end_matches('"');
+    Box::leak(pin.to_owned().into_boxed_str())
+}
+
+/// A process group killed when dropped: npx starts server-everything as a grandchild, which
+/// killing npx alone would leave running (nothing ties an HTTP server to its parent).
+struct ProcessGroup(u32);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{}", self.0)])
+            .status();
+    }
+}
+
+/// server-everything on its own streamable HTTP on a free loopback port (PORT), once it says
+/// it listens; its whole process group dies with the handle.
+async fn server_everything_over_http() -> (ProcessGroup, u16) {
+    use tokio::io::AsyncBufReadExt;
+    for _ in 0..3 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let mut child = tokio::process::Command::new("npx")
+            .args([
+                "--yes",
+                "@modelcontextprotocol/server-everything@2026.8.31",
+                "streamableHttp",
+            ])
+            .env("PORT", port.to_string())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("npx starts");
+        let group = ProcessGroup(child.id().expect("a running child"));
+        let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let started = tokio::time::timeout(CALL_DEADLINE, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.contains("listening on port") {
+                    return true;
+                }
+                if line.contains("already in use") {
+                    return false;
+                }
+            }
+            false
+        })
+        .await
+        .expect("server-everything starts within the deadline");
+        if started {
+            // Keep reading its stderr, so a full pipe never blocks it.
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return (group, port);
+        }
+    }
+    panic!("server-everything found no free port in three tries");
+}
+
+#[tokio::test]
+async fn server_everything_over_its_streamable_http_is_an_upstream_with_the_same_pin() {
+    use harness_runtime::spec::{EndpointSpec, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec};
+    use harness_runtime::upstream::{Reply, Upstreams};
+
+    let (_child, port) = server_everything_over_http().await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let spec = UpstreamSpec {
+        name: "everything-http",
+        endpoint: EndpointSpec::StreamableHttp {
+            url: Box::leak(url.into_boxed_str()),
+            headers: &[],
+            ca_pem: None,
+        },
+        timeout_ms: 30_000,
+        max_restarts: 0,
+        backoff_ms: 100,
+        on_drift: OnDrift::Refuse,
+        protocol: UpstreamProtocol::V2025_11_25,
+        forward: &[],
+        pins: Box::leak(Box::new([PinSpec {
+            tool: "echo",
+            remote_name: "echo",
+            sha256: manifest_pin("echo"),
+            schema: None,
+        }])),
+    };
+    let upstreams = Upstreams::new(Box::leak(Box::new([spec])));
+    upstreams.start().await;
+    let health = upstreams.health();
+    assert_eq!(health["everything-http"]["status"], "up", "{health}");
+    assert_eq!(health["everything-http"]["drifted"], json!([]), "{health}");
+    let context = harness_runtime::CallContext::new(
+        "echo",
+        "mcp-00000001".into(),
+        tokio_util::sync::CancellationToken::new(),
+    );
+    let reply = upstreams
+        .call(0, 0, json!({"message": "over HTTP"}), context)
+        .await
+        .expect("echo answers through the HTTP upstream");
+    let Reply::Blocks(content) = &reply else {
+        panic!(
+            "expected content blocks, got {:?}",
+            serde_json::to_value(&reply)
+        );
+    };
+    let texts: Vec<&str> = content
+        .blocks()
+        .iter()
+        .filter_map(|block| match block {
+            harness_runtime::content::Block::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["Echo: over HTTP"]);
 }
