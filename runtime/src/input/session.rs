@@ -204,22 +204,11 @@ impl InputSession {
         self.require(capability)?;
         match &self.channel {
             Channel::Session(peer) => session_request(peer, method, params).await,
-            Channel::Stateless { answers, pending } => {
+            Channel::Stateless { answers, .. } => {
                 if let Some(answer) = answers.get(key) {
                     return Ok(answer.clone());
                 }
-                let request: InputRequest = serde_json::from_value(
-                    json!({"method": method, "params": params}),
-                )
-                .map_err(|error| {
-                    ToolError::internal(format!(
-                        "input request {key:?} does not serialize: {error}"
-                    ))
-                })?;
-                pending
-                    .lock()
-                    .unwrap_or_else(|poison| poison.into_inner())
-                    .insert(key.to_owned(), request);
+                self.ask_next_round(key, method, params)?;
                 Err(input_required())
             }
             Channel::Unavailable => Err(ToolError::new(
@@ -244,19 +233,9 @@ impl InputSession {
         match check(&answer) {
             Ok(value) => Ok(value),
             Err(errors) => match &self.channel {
-                Channel::Stateless { pending, .. } => {
+                Channel::Stateless { .. } => {
                     tracing::info!(key, %errors, "client answer does not fit the request; asking again");
-                    let request: InputRequest =
-                        serde_json::from_value(json!({"method": method, "params": params}))
-                            .map_err(|error| {
-                                ToolError::internal(format!(
-                                    "input request {key:?} does not serialize: {error}"
-                                ))
-                            })?;
-                    pending
-                        .lock()
-                        .unwrap_or_else(|poison| poison.into_inner())
-                        .insert(key.to_owned(), request);
+                    self.ask_next_round(key, method, params)?;
                     Err(input_required())
                 }
                 _ => Err(invalid_answer(key, &errors)),
