@@ -19,10 +19,14 @@ the monitor on that transport and the scripted model in Responses API mode. Meas
 configuration written (the entry Codex reads holds what the server needs: its url, or its
 command and args), server discovered (the model's first request offers the monitor's tool in
 Codex's `mcp__monitoring` namespace), tool called and skill discovered as for Claude Code.
-CODEX_EXPECTED says which cells are expected to work, and why the others are not.
+CODEX_EXPECTED says which cells are expected to work, and why the others are not;
+CODEX_EXPECTED_CELLS what each column of a cell that does not work is expected to measure.
 
-The exit status is 1 when a Claude Code cell or an expected Codex cell fails. Run with the
-Harbor venv's Python (scripts/agent-trial.sh does):
+The exit status is 1 when any cell's outcome differs from its expectation: a Claude Code
+cell that is not yes in every column, a Codex cell that is not what CODEX_EXPECTED_CELLS
+says (one that starts to work included: the expectation is then corrected, not the cell
+passed); each such cell is named on stderr with what was expected and what was measured.
+Run with the Harbor venv's Python (scripts/agent-trial.sh does):
 
     matrix.py --image IMAGE --codex-image IMAGE --binary MONITOR --task TASK_DIR --work DIR --out matrix.json
 """
@@ -68,13 +72,44 @@ COLUMNS = ("config_written", "server_discovered", "tool_called", "skill_discover
 # Main's workdir (task.toml), where Harbor's docker environment runs every exec.
 WORKDIR = "/workspace"
 # Which Codex cells should work, and, for the others, why not (read from the code, then
-# measured: a cell that starts working is reported, so the expectation gets corrected).
+# measured: a cell that starts working fails the run, so the expectation gets corrected).
 CODEX_EXPECTED = {
     "streamable-http": True,
     "sse": "Codex has no legacy SSE client: a `url` entry is streamable HTTP, so it POSTs to the SSE endpoint",
     "stdio": "Harbor 0.18's Codex._build_register_mcp_servers_command writes `command` as the whole "
              "command line joined into one string and no `args`, which Codex runs as one program name",
 }
+# Each column's expected outcome, per Codex transport: "yes", "no", or "listed" (the skill
+# was listed to the model, whose script stopped before the turn that loads it). As measured
+# on Codex 0.171.0 with Harbor 0.18 (README, the compatibility matrix).
+WORKS = dict.fromkeys(COLUMNS, "yes")
+CODEX_EXPECTED_CELLS = {
+    "streamable-http": WORKS,
+    "sse": {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"},
+    "stdio": {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"},
+}
+
+
+def outcome(value: object) -> str:
+    """A measured column as the expectations spell it."""
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    if isinstance(value, str) and value.startswith("listed to the model"):
+        return "listed"
+    return f"other: {value}"
+
+
+def changed(name: str, row: dict, expected: dict[str, str]) -> str | None:
+    """None when every column of the cell measured what was expected; otherwise the message
+    naming the cell, what was expected and what was measured."""
+    got = {column: outcome(row[column]) for column in COLUMNS}
+    if got == expected:
+        return None
+    spell = lambda cells: ", ".join(f"{column.replace('_', ' ')} {cells[column]}" for column in COLUMNS)  # noqa: E731
+    differs = [column.replace("_", " ") for column in COLUMNS if got[column] != expected[column]]
+    return f"{name}: expected {spell(expected)}; got {spell(got)} (differs in: {', '.join(differs)})"
 
 
 def servers_lines(transport: str, api: str) -> list[str]:
@@ -334,8 +369,9 @@ def main() -> int:
                         "-v", f"{options.task / 'environment' / 'skills'}:{SKILLS_DIR}:ro",
                         options.image, "bash", "/cell/run.sh"], check=True, timeout=600)
         rows[f"claude-code/{transport}"] = measure(transport, cell)
-        if not all(rows[f"claude-code/{transport}"][k] for k in COLUMNS):
-            failed.append(f"claude-code/{transport}")
+        message = changed(f"claude-code/{transport}", rows[f"claude-code/{transport}"], WORKS)
+        if message:
+            failed.append(message)
     for transport in SERVERS:
         name = f"codex/{transport}"
         if not options.codex_image:
@@ -344,20 +380,22 @@ def main() -> int:
         started = time.monotonic()
         rows[name] = run_codex_cell(transport, options.work / f"codex-{transport}", options, instruction, here)
         codex_seconds += time.monotonic() - started
-        works = all(rows[name][k] is True for k in COLUMNS)
         rows[name]["expected"] = CODEX_EXPECTED[transport]
-        if CODEX_EXPECTED[transport] is True and not works:
-            failed.append(name)
-        elif CODEX_EXPECTED[transport] is not True and works:
-            print(f"matrix: {name} works, though CODEX_EXPECTED says it should not ({CODEX_EXPECTED[transport]}): "
-                  "correct the expectation", file=sys.stderr)
+        message = changed(name, rows[name], CODEX_EXPECTED_CELLS[transport])
+        if message:
+            if CODEX_EXPECTED[transport] is not True:
+                message += (f"; expected not to work because {CODEX_EXPECTED[transport]}: if the new outcome is "
+                            "right, correct CODEX_EXPECTED and CODEX_EXPECTED_CELLS")
+            failed.append(message)
     options.out.write_text(json.dumps({"cells": rows, "codex_wall_seconds": round(codex_seconds, 1)},
                                       indent=2, sort_keys=True) + "\n")
     print(markdown(rows))
     if options.codex_image:
         print(f"matrix: the Codex cells took {codex_seconds:.1f} s", file=sys.stderr)
+    for message in failed:
+        print(f"matrix: FAILED: a cell differs from its expectation: {message}", file=sys.stderr)
     if failed:
-        print(f"matrix: failed on {failed}: see {options.out}", file=sys.stderr)
+        print(f"matrix: {len(failed)} cell(s) differ from their expectation: see {options.out}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -1,7 +1,8 @@
 """The scripted model on its own: the Messages API events it streams, a mismatch failing the
 turn, side requests leaving the script where it is, and the malformed stream of the fault;
 in Responses API mode, the events Codex reads, its namespaced MCP call, the skill read from
-the path Codex listed, and how its tool outputs are read. Standard library only:
+the path Codex listed, and how its tool outputs are read; the compatibility matrix's
+expectations (a cell that differs fails, whichever way). Standard library only:
 `python3 tests/agent/test_scripted_model.py`."""
 
 from __future__ import annotations
@@ -248,6 +249,50 @@ class ScriptedModel(unittest.TestCase):
         self.assertIn("InvalidArguments", results["c"]["text"])
         self.assertEqual(request.skills()["incident-triage"], "/root/.agents/skills/incident-triage/SKILL.md")
         self.assertTrue(request.has_tool("Write") and request.has_tool(scenarios.MCP_TOOL))
+
+
+def import_matrix():
+    """tests/agent/matrix.py, with Harbor's modules stood in for when Harbor is not installed
+    (its expectations need none of them)."""
+    import importlib
+    import types
+    try:
+        import harbor  # noqa: F401
+    except ImportError:
+        names = {"harbor.agents.installed.claude_code": "ClaudeCode", "harbor.agents.installed.codex": "Codex",
+                 "harbor.environments.base": "ExecResult", "harbor.models.agent.context": "AgentContext",
+                 "harbor.models.task.config": "MCPServerConfig"}
+        for module, name in names.items():
+            parts = module.split(".")
+            for end in range(1, len(parts) + 1):
+                sys.modules.setdefault(".".join(parts[:end]), types.ModuleType(".".join(parts[:end])))
+            setattr(sys.modules[module], name, type(name, (), {}))
+    return importlib.import_module("matrix")
+
+
+class MatrixExpectations(unittest.TestCase):
+    """A matrix cell whose outcome differs from its expectation fails the run, whichever way
+    it changed."""
+
+    def test_cells(self):
+        matrix = import_matrix()
+        works = dict.fromkeys(matrix.COLUMNS, True)
+        broken = {"config_written": False, "server_discovered": False, "tool_called": False,
+                  "skill_discovered": "listed to the model (measured); loading not reached (the script stopped)"}
+        self.assertIsNone(matrix.changed("codex/streamable-http", works, matrix.CODEX_EXPECTED_CELLS["streamable-http"]))
+        self.assertIsNone(matrix.changed("codex/sse", broken, matrix.CODEX_EXPECTED_CELLS["sse"]))
+        self.assertIsNone(matrix.changed("claude-code/stdio", works, matrix.WORKS))
+        # A Codex cell expected not to work that now works fails, naming the cell and both sides.
+        message = matrix.changed("codex/stdio", works, matrix.CODEX_EXPECTED_CELLS["stdio"])
+        self.assertIn("codex/stdio: expected config written no", message)
+        self.assertIn("got config written yes", message)
+        # So does one that works in part now, and one expected to work that stopped.
+        self.assertIn("differs in: config written", matrix.changed("codex/sse", dict(broken, config_written=True),
+                                                                   matrix.CODEX_EXPECTED_CELLS["sse"]))
+        self.assertIn("differs in: tool called", matrix.changed("codex/streamable-http", dict(works, tool_called=False),
+                                                                matrix.CODEX_EXPECTED_CELLS["streamable-http"]))
+        self.assertIn("skill discovered no", matrix.changed("claude-code/sse", dict(works, skill_discovered=False),
+                                                            matrix.WORKS))
 
 
 if __name__ == "__main__":
