@@ -171,14 +171,45 @@ check_hardening() {
     local links
     links=$(nsenter -t "$(docker inspect -f '{{.State.Pid}}' "$egress_id")" -n ip -o link show up | awk -F': ' '{print $2}' | tr '\n' ' ')
     [ "$links" = "lo " ] || fail "the shared namespace has interfaces up besides loopback: $links"
-    local host_ip
+    # Nothing beyond loopback is reachable: one probe (a TCP connect from a network namespace,
+    # 3 s at most), first shown to work where it must, so a probe that cannot connect at all
+    # (no nsenter, no /dev/tcp, a wrong address) fails here instead of passing as "unreachable".
+    reach() { nsenter -t "$1" -n timeout 3 bash -c "exec 3<>/dev/tcp/${2%:*}/${2#*:}" 2>/dev/null; }
+    local sidecar_addr
+    sidecar_addr=$("$python" -c 'import sys, urllib.parse; u = urllib.parse.urlsplit(sys.argv[1]); print(f"{u.hostname}:{u.port}")' "$mcp_url")
+    reach "$pid" "$sidecar_addr" \
+        || fail "positive control: the probe does not reach the sidecar at $sidecar_addr from the shared namespace"
+    # A listener of ours on every host address: from the host the probe reaches it (so the
+    # targets below exist and answer), from the shared namespace it must not.
+    local host_ip bridge_ip port listener
     host_ip=$(ip -o -4 route get 1.1.1.1 2>/dev/null | awk '{for (i=1;i<=NF;i++) if ($i=="src") print $(i+1)}')
-    for target in 1.1.1.1:53 "${host_ip:-10.0.0.1}:22" 172.17.0.1:2375; do
-        if nsenter -t "$pid" -n timeout 3 bash -c "exec 3<>/dev/tcp/${target%:*}/${target#*:}" 2>/dev/null; then
+    bridge_ip=$(docker network inspect bridge -f '{{range .IPAM.Config}}{{.Gateway}}{{end}}' 2>/dev/null || true)
+    rm -f "$work/listener.port"
+    timeout 120 "$python" -c 'import socket, sys, time
+s = socket.socket(); s.bind(("0.0.0.0", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(120)' >"$work/listener.port" &
+    listener=$!
+    for _ in $(seq 50); do
+        [ -s "$work/listener.port" ] && break
+        sleep 0.1
+    done
+    port=$(cat "$work/listener.port")
+    [ -n "$port" ] || fail "the host listener did not start"
+    local targets=(1.1.1.1:53 "${host_ip:-10.0.0.1}:22" 172.17.0.1:2375)
+    for address in ${host_ip:-} ${bridge_ip:-}; do
+        reach $$ "$address:$port" || fail "positive control: the probe does not reach the host's listener at $address:$port from the host"
+        targets+=("$address:$port")
+    done
+    [ ${#targets[@]} -gt 3 ] || fail "no host address (default route or Docker bridge) to put the listener's control on"
+    for target in "${targets[@]}"; do
+        if reach "$pid" "$target"; then
+            kill "$listener" 2>/dev/null || true
             fail "$target is reachable from the shared namespace"
         fi
     done
-    log "hardening: read-only root (a write fails), uid 10001, no capabilities, no-new-privileges, no published port, only loopback, nothing beyond it reachable"
+    kill "$listener" 2>/dev/null || true
+    wait "$listener" 2>/dev/null || true
+    log "hardening: read-only root (a write fails), uid 10001, no capabilities, no-new-privileges, no published port, only loopback; the probe reaches the sidecar at $sidecar_addr on loopback and the host's listener from the host, and from the shared namespace none of ${targets[*]}"
 }
 
 run_case() {
