@@ -18,25 +18,44 @@
 # Local images replace the registry ones as in scripts/harbor-trial.sh.
 #   ./scripts/agent-trial.sh                              # every scenario and fault
 #   AGENT_SCENARIOS="diligent gullible" ./scripts/agent-trial.sh
+#   ./scripts/agent-trial.sh --list                       # every task's scenarios, "TASK SCENARIO" a line
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 started=$(date +%s)
-eval "$(./scripts/docker-engine.sh)"
-export DOCKER_CONFIG
-. scripts/python-venvs.sh
 # AGENT_TASK: incident-monitor (the default task), compose-topology-repair (the chapter's
 # whole task: db, proxy, the API in main and the sidecar) or incident-monitor-stdio (the
 # default task with the server on stdio inside main: the matrix's stdio cell in a real trial).
+tasks="incident-monitor compose-topology-repair incident-monitor-stdio"
+task_scenarios() {
+    case "$1" in
+        incident-monitor) echo "diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill" ;;
+        compose-topology-repair) echo "topology_diligent topology_gullible topology_shortcut" ;;
+        # The same task with the server on stdio, in main, started by Claude Code itself.
+        incident-monitor-stdio) echo "stdio_diligent" ;;
+        *) echo "agent-trial: unknown AGENT_TASK $1" >&2; exit 2 ;;
+    esac
+}
+if [ "${1:-}" = --list ]; then
+    for task in $tasks; do
+        for scenario in $(task_scenarios "$task"); do
+            echo "$task $scenario"
+        done
+    done
+    exit 0
+fi
 task_package=${AGENT_TASK:-incident-monitor}
-case "$task_package" in
-    incident-monitor) default_scenarios="diligent gullible self_correcting stormy no_mcp malformed sidecar_killed missing_skill" ;;
-    compose-topology-repair) default_scenarios="topology_diligent topology_gullible topology_shortcut" ;;
-    # The same task with the server on stdio, in main, started by Claude Code itself.
-    incident-monitor-stdio) default_scenarios="stdio_diligent" ;;
-    *) echo "agent-trial: unknown AGENT_TASK $task_package" >&2; exit 2 ;;
-esac
+default_scenarios=$(task_scenarios "$task_package")
 scenarios=${AGENT_SCENARIOS:-$default_scenarios}
+for scenario in $scenarios; do
+    case " $default_scenarios " in
+        *" $scenario "*) ;;
+        *) echo "agent-trial: $scenario is not a scenario of $task_package (its scenarios: $default_scenarios)" >&2; exit 2 ;;
+    esac
+done
+eval "$(./scripts/docker-engine.sh)"
+export DOCKER_CONFIG
+. scripts/python-venvs.sh
 claude_version=${CLAUDE_CODE_VERSION:-2.1.332}
 base_image=${HARNESS_BASE_IMAGE:-harness-local/debian-python:bookworm}
 python_image=harness-local/python:3.12-slim
