@@ -180,6 +180,12 @@ pub enum CliError {
     PublicBind(SocketAddr),
 }
 
+/// The command line every generated server shares, as clap defines it (`run` names it after
+/// the server); the book's CLI reference is generated from it.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
 /// Parses the command line, runs it against `server`, and turns the result into the exit
 /// code (errors are printed on stderr).
 pub fn main<S: GeneratedServer>(server: S) -> std::process::ExitCode {

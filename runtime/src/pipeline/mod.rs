@@ -17,6 +17,7 @@ mod input;
 pub(crate) mod outcome;
 pub(crate) mod panic_capture;
 pub(crate) mod refusal;
+mod refusal_table;
 pub(crate) mod result;
 
 use std::future::Future;
@@ -47,6 +48,7 @@ use self::declared::Declared;
 pub use self::envelope::codes;
 use self::outcome::Outcome;
 use self::refusal::Refusal;
+pub use self::refusal_table::{RefusalRow, refusal_table};
 
 /// Calls, errors and rate-limited calls of one tool since start.
 #[derive(Debug, Default)]
