@@ -220,8 +220,12 @@ fn every_http_transport_answers_a_batch_with_one_json_rpc_error() {
     assert_batch_refused(sse.port, &endpoint);
 }
 
-/// Raises this process's file limit (which the server inherits) to hold `needed`
-/// descriptors; `Err` says why it cannot.
+/// Descriptors this binary's other tests may hold while the connection test holds its own
+/// (they run beside it, in threads of this process).
+const HEADROOM: u64 = 1_000;
+
+/// Raises this process's file limit (which the servers it starts inherit) to hold `needed`
+/// descriptors: the soft limit, and as root the hard limit too. `Err` says why it cannot.
 fn allow_open_files(needed: u64) -> Result<(), String> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -235,23 +239,39 @@ fn allow_open_files(needed: u64) -> Result<(), String> {
         return Ok(());
     }
     if limit.rlim_max < needed {
-        return Err(format!(
-            "the hard limit on open files is {}, below the {needed} this test needs (raise it with `ulimit -Hn`)",
-            limit.rlim_max
-        ));
+        if !is_root() {
+            return Err(format!(
+                "the hard limit on open files is {}, below the {needed} this test needs (raise it with `ulimit -Hn {needed}`, or run as root)",
+                limit.rlim_max
+            ));
+        }
+        // Root may raise it (up to the kernel's fs.nr_open).
+        limit.rlim_max = needed;
     }
     limit.rlim_cur = needed;
     // SAFETY: as above.
     if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
-        return Err("setrlimit(RLIMIT_NOFILE) failed".to_owned());
+        return Err(format!(
+            "setrlimit(RLIMIT_NOFILE, {needed}) failed: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     Ok(())
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
 }
 
 #[test]
 fn ten_thousand_idle_connections_leave_health_answering_and_the_limit_refuses_the_next() {
     // Both processes hold every connection: the server's side and the test's.
-    if let Err(reason) = allow_open_files(MAX_CONNECTIONS as u64 + 200) {
+    if let Err(reason) = allow_open_files(MAX_CONNECTIONS as u64 + HEADROOM) {
+        // A skip passes unseen: never under CI, which must run it (as root, the hard limit is
+        // raised above; root without CAP_SYS_RESOURCE, as in a default container, cannot).
+        let ci = std::env::var("CI").is_ok_and(|value| value == "true");
+        assert!(!ci, "CI=true, and this test cannot run: {reason}");
         eprintln!("skipped: {reason}");
         return;
     }
