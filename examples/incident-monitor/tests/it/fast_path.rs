@@ -6,8 +6,6 @@
 //! status, Content-Type and body (JSON compared as JSON, each call's random trace id masked),
 //! except the listed few where rmcp departs from the specification.
 
-include!("common/in_process.rs");
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
@@ -459,7 +457,7 @@ fn plain_requests_take_the_fast_path_and_nothing_else_does() {
         // the fast path sees it.
         "an oversized body",
     ];
-    let server = generated::Harness::new(tools::Toolbox::default());
+    let server = crate::generated::Harness::new(crate::tools::Toolbox::default());
     let mut wrong = Vec::new();
     for case in corpus() {
         let mut request = axum::http::Request::builder().method(case.method);

@@ -3,8 +3,6 @@
 //! untouched by the MCP security layer, the layer still guards the nested endpoint, and one
 //! cancellation token ends the whole server.
 
-include!("common/in_process.rs");
-
 use std::future::IntoFuture;
 
 use axum::routing::get;
@@ -31,7 +29,7 @@ async fn get_with_host(port: u16, path: &str, host: &str) -> (u16, String) {
 async fn the_server_nests_beside_the_applications_routes() {
     let audit = scratch_file("embed", "audit.jsonl");
     let shutdown = CancellationToken::new();
-    let server = generated::Harness::new(tools::Toolbox::default());
+    let server = crate::generated::Harness::new(crate::tools::Toolbox::default());
     let mcp =
         harness_runtime::embed::router(server.clone(), &audit, shutdown.clone()).expect("mounts");
     assert_eq!(
