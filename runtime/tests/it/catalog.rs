@@ -2,7 +2,7 @@
 //! guarded output, strict validation before any body runs, the specification's errors with the
 //! envelope's fields, and one audit record (with `method`) per request.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -2,9 +2,8 @@
 //! startup with the variable named, and an unreachable Redis meets the manifest's
 //! `when_unreachable` (refuse: an envelope and its own audit outcome; admit: the body runs).
 //! The exact shared window against a real Redis is tested by examples/paging.
-#![cfg(feature = "redis")]
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -83,10 +82,16 @@ async fn run_once(pipeline: &Pipeline) -> (String, bool, Value) {
 
 #[test]
 fn setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy() {
+    if !common::alone(
+        module_path!(),
+        "setup_errors_name_the_variable_and_an_unreachable_redis_meets_the_policy",
+    ) {
+        return;
+    }
     // Refuses connections for the whole test, and no parallel test can take it meanwhile.
     let closed = harness_test_support::ClosedPort::reserve();
     let closed_port = closed.port;
-    // SAFETY: this is the only test in this binary, and no other thread runs yet.
+    // SAFETY: the only test of this process (`common::alone`), and no other thread runs yet.
     unsafe {
         std::env::remove_var(UNSET);
         std::env::set_var(MALFORMED, "redis://user:s3cret@127.0.0.1:notaport/0");

@@ -1,7 +1,7 @@
 //! Content blocks through the whole pipeline: what the client reads, and what the audit says
 //! when a content guard refuses a result.
 
-mod common;
+use crate::common;
 
 use harness_runtime::content::Content;
 use harness_runtime::spec::{GuardSpec, ToolSpec};

@@ -4,7 +4,7 @@
 //! and no others, and the stream's end when the client leaves or the server tears it down.
 //! The handler does what the generated one does: it hands each request to the pipeline.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -2,9 +2,8 @@
 //! replicas: a key used on one is replayed on the other, refused there with other arguments
 //! or while the first call still runs; with Redis gone, a call is refused rather than run
 //! unchecked.
-#![cfg(feature = "redis")]
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -78,8 +77,15 @@ fn error_code(result: &CallToolResult) -> Option<&str> {
 
 #[test]
 fn replicas_share_their_keys_and_a_lost_redis_refuses() {
+    if !common::alone(
+        module_path!(),
+        "replicas_share_their_keys_and_a_lost_redis_refuses",
+    ) {
+        return;
+    }
     let mut redis = harness_test_support::RedisServer::start_new();
-    // SAFETY: the only test in this binary, before any thread reads the environment.
+    // SAFETY: the only test of this process (`common::alone`), before any thread reads the
+    // environment.
     unsafe { std::env::set_var(URL_ENV, redis.url()) };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -3,7 +3,7 @@
 //! credentials goes along, an upstream that is not listening is unavailable, not a hang, and
 //! an https upstream under a private CA is trusted only through the manifest's `ca_file`.
 
-mod common;
+use crate::common;
 
 use common::upstream::{self, mcp_router};
 

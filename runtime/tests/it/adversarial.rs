@@ -19,7 +19,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-mod common;
+use crate::common;
 
 use common::{GUARDS, SERVER, tool};
 
@@ -34,7 +34,7 @@ struct Entry {
 }
 
 fn corpus() -> Vec<Entry> {
-    let text = include_str!("corpus/adversarial.jsonl");
+    let text = include_str!("../corpus/adversarial.jsonl");
     text.lines()
         .enumerate()
         .map(|(index, line)| {

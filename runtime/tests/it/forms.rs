@@ -11,7 +11,7 @@ use harness_runtime::{CallContext, Pipeline, ToolError};
 use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::clients::Session;
 use common::{GUARDS, SERVER, tool};

@@ -12,7 +12,7 @@ use harness_runtime::{CallContext, Pipeline, ToolError};
 use rmcp::model::{CallToolResponse, CallToolResult, ErrorCode};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::clients::Session;
 use common::{AUDIT, GUARDS, SERVER, tool};

@@ -15,7 +15,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-mod common;
+use crate::common;
 
 use common::{AUDIT, GUARDS, SERVER, tool};
 

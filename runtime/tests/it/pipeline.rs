@@ -11,7 +11,7 @@ use rmcp::model::{CallToolResult, ErrorCode};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-mod common;
+use crate::common;
 
 use common::{AUDIT, GUARDS, SERVER, tool};
 

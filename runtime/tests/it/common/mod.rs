@@ -1,7 +1,5 @@
 //! The hand-written server spec the pipeline tests run against (no generated code).
 
-#![allow(dead_code, reason = "each test target uses part of it")]
-
 use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 use harness_runtime::spec::*;
 
@@ -67,4 +65,41 @@ pub(crate) const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
         guards,
         write: WriteSpec::NONE,
     }
+}
+
+/// Runs the calling test again, alone, in a child process of this test binary
+/// (`TEST --exact --test-threads=1`), and returns `false` once that run passed (the caller then
+/// returns); in the child it returns `true`, and the caller's body runs as the only test of its
+/// process. `module` is the caller's `module_path!()`, `test` its function's name.
+///
+/// For the tests that set a variable the runtime then reads (a Redis URL known only once their
+/// own redis-server listens): `std::env::set_var` is sound only while no other thread may read
+/// the environment, and the other tests of this binary run beside each other in threads.
+pub(crate) fn alone(module: &str, test: &str) -> bool {
+    const CHILD: &str = "HARNESS_TEST_ALONE";
+    // The name libtest knows the test by: its module path without the crate's name.
+    let name = match module.split_once("::") {
+        Some((_crate, path)) => format!("{path}::{test}"),
+        None => test.to_owned(),
+    };
+    if std::env::var_os(CHILD).is_some_and(|value| value == name.as_str()) {
+        return true;
+    }
+    let binary = std::env::current_exe().expect("the test binary's path");
+    let output = std::process::Command::new(binary)
+        .args([name.as_str(), "--exact", "--test-threads=1", "--nocapture"])
+        .env(CHILD, &name)
+        .output()
+        .expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Shown with the parent's output (on failure, or with --nocapture).
+    print!("{stdout}");
+    eprint!("{stderr}");
+    assert!(
+        output.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{name}, run alone in a child process: {}",
+        output.status
+    );
+    false
 }

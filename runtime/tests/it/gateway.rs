@@ -2,7 +2,7 @@
 //! per tool): only what the pins allow is called, every output guard applies, every failure is
 //! an envelope and never a hang, and a changed definition is refused, dropped or warned about.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

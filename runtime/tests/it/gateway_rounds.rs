@@ -4,7 +4,7 @@
 //! session client is asked in the session while the gateway sends the rounds itself; what the
 //! manifest does not forward, or the client did not declare, never reaches the client.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex, Once};
 

@@ -15,7 +15,7 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-mod common;
+use crate::common;
 
 use common::{AUDIT, GUARDS, SERVER, tool};
 

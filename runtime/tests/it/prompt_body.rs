@@ -20,7 +20,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::clients::Session;
 use common::{AUDIT, GUARDS, SERVER};

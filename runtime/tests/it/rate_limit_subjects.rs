@@ -2,9 +2,8 @@
 //! two replicas: 1,000 concurrent calls from 10 token subjects, spread over both, admit
 //! exactly the limit for each subject, and one subject's exhausted window leaves another's
 //! allowance untouched.
-#![cfg(feature = "redis")]
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -72,8 +71,15 @@ async fn admitted(replica: &Pipeline, subject: &str) -> bool {
 
 #[test]
 fn each_subject_gets_exactly_its_own_limit_across_replicas() {
+    if !common::alone(
+        module_path!(),
+        "each_subject_gets_exactly_its_own_limit_across_replicas",
+    ) {
+        return;
+    }
     let redis = harness_test_support::RedisServer::start_new();
-    // SAFETY: the only test in this binary, before any thread reads the environment.
+    // SAFETY: the only test of this process (`common::alone`), before any thread reads the
+    // environment.
     unsafe { std::env::set_var(URL_ENV, redis.url()) };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
