@@ -70,7 +70,7 @@ pub(crate) fn parse(source: &str) -> Result<Parsed<'_>, (Option<SourceMap<'_>>, 
         Err(error) => {
             let mut diagnostic = Diagnostic::at_span(error.span(), error.message().to_owned())
                 .label("here")
-                .help("see harness.schema.json or the manifest reference in README.md");
+                .help("see harness.schema.json or the manifest reference (docs/src/reference/manifest.md)");
             if let Some(span) = error.span() {
                 diagnostic.path = source_map.path_at(span.start);
             }

@@ -1,7 +1,7 @@
 //! Tag strip: removes markup a model may read as instructions, and the characters that hide
 //! text from a human reviewer or steer a terminal.
 //!
-//! What is removed (the threat model is in README.md, "What the tag strip removes"):
+//! What is removed (the threat model is in the book, docs/src/concepts/strip-and-redaction.md):
 //! - `<name ...>...</name>` blocks, names matched case-insensitively and nested blocks of one
 //!   name counted, so the block ends at its own closing tag. An unclosed block removes
 //!   everything after it (the "unclosed tag context hijack" of the Python harness we follow).
