@@ -361,7 +361,8 @@ fn is_self_closing(inside: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// The strip's documented examples (strip.rs and the book's concepts/strip-and-redaction.md), stated for this model.
+    /// The strip's documented examples (strip.rs and the book's
+    /// concepts/strip-and-redaction.md), stated for this model.
     #[test]
     fn the_model_gives_the_documented_results() {
         for (input, expected) in [
