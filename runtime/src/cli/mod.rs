@@ -1,5 +1,4 @@
-//! The command line every generated server shares: `serve`, `tools`, `call`, `bundle`,
-//! `verify` and `health`; each command's own work in a file of its own.
+//! The command line every generated server shares: `serve`, `tools`, `call`, `bundle`, `verify`, `health`.
 
 mod bundle;
 mod call;
@@ -180,8 +179,7 @@ pub enum CliError {
     PublicBind(SocketAddr),
 }
 
-/// The command line every generated server shares, as clap defines it (`run` names it after
-/// the server); the book's CLI reference is generated from it.
+/// The command line every generated server shares, as clap defines it (the book's reference).
 pub fn command() -> clap::Command {
     Cli::command()
 }
