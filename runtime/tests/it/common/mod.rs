@@ -75,6 +75,7 @@ pub(crate) const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
 /// For the tests that set a variable the runtime then reads (a Redis URL known only once their
 /// own redis-server listens): `std::env::set_var` is sound only while no other thread may read
 /// the environment, and the other tests of this binary run beside each other in threads.
+#[cfg(feature = "redis")]
 pub(crate) fn alone(module: &str, test: &str) -> bool {
     const CHILD: &str = "HARNESS_TEST_ALONE";
     // The name libtest knows the test by: its module path without the crate's name.
