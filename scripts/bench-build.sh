@@ -28,7 +28,7 @@ median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(fl
 profile_flag() { [ "$1" = release ] && echo --release || true; }
 
 echo "== tools"
-cargo build --release --locked --quiet -p harness-codegen -p harness-bench --bins
+cargo build --release --locked --quiet -p harness-codegen-cli -p harness-bench --bins
 
 # ---- 1. codegen for 100 tools -------------------------------------------------------------
 many=$out/many-tools

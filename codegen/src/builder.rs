@@ -61,7 +61,7 @@ fn render_missing(missing: &[MissingBody]) -> String {
             body.file.display()
         ));
     }
-    text.push_str("help: `harness-codegen scaffold` (in this repository `cargo run -p harness-codegen -- scaffold`) writes a stub for every missing body (it never overwrites a file)\n");
+    text.push_str("help: `harness-codegen scaffold` (in this repository `cargo run -p harness-codegen-cli -- scaffold`) writes a stub for every missing body (it never overwrites a file)\n");
     text
 }
 
@@ -71,7 +71,7 @@ fn render_undeclared(mod_rs: &Path, modules: &[String]) -> String {
         .map(|module| format!("pub(crate) mod {module};"))
         .collect();
     format!(
-        "error: {} does not declare the module of every tool: add {}\nhelp: `harness-codegen scaffold` (in this repository `cargo run -p harness-codegen -- scaffold`) appends them\n",
+        "error: {} does not declare the module of every tool: add {}\nhelp: `harness-codegen scaffold` (in this repository `cargo run -p harness-codegen-cli -- scaffold`) appends them\n",
         mod_rs.display(),
         declarations.join(" ")
     )

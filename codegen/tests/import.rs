@@ -437,30 +437,7 @@ fn an_unknown_upstream_or_an_invalid_manifest_is_an_error() {
 
 /// A stdio MCP server in Python (stdlib only): answers initialize and tools/list with the
 /// tools in the JSON file it is given, and nothing else.
-const PYTHON_SERVER: &str = r#"
-import json, sys
-tools = json.load(open(sys.argv[1]))
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    method = message.get("method")
-    if method == "initialize":
-        version = message.get("params", {}).get("protocolVersion", "2025-06-18")
-        reply = {"result": {"protocolVersion": version, "capabilities": {"tools": {}},
-                            "serverInfo": {"name": "hostile", "version": "0.1.0"}}}
-    elif method == "tools/list":
-        reply = {"result": {"tools": tools}}
-    elif method == "ping":
-        reply = {"result": {}}
-    else:
-        reply = {"error": {"code": -32601, "message": "method not found"}}
-    reply.update({"jsonrpc": "2.0", "id": message["id"]})
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
-"#;
+const PYTHON_SERVER: &str = include_str!("../../tests/data/tools_list_server.py");
 
 /// A scratch manifest whose `hostile` upstream is [`PYTHON_SERVER`] listing `tools`.
 fn python_upstream(tools: &Value) -> (tempfile::TempDir, PathBuf) {
@@ -501,38 +478,6 @@ fn end_to_end_against_a_python_stdio_upstream() {
     assert_eq!(echo.description, "Echoes the message.");
     // `pinned` is no longer offered by this upstream.
     assert_eq!(outcome(&report, "pinned"), &Outcome::Missing);
-}
-
-/// The command itself: `--dry-run` reports and writes nothing; a drifted pin fails it.
-#[test]
-fn the_command_reports_dry_runs_and_fails_on_drift() {
-    let drifted = pinned_definition("Changed behind our back.");
-    let (_dir, path) = python_upstream(&json!([live_tools()[0], drifted]));
-    let before = read(&path);
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_harness-codegen"))
-            .args(["import", "hostile", "--manifest"])
-            .arg(&path)
-            .args(args)
-            .output()
-            .expect("harness-codegen runs")
-    };
-    let dry = run(&["--dry-run", "--tools", "echo"]);
-    let stdout = String::from_utf8_lossy(&dry.stdout);
-    assert!(
-        dry.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&dry.stderr)
-    );
-    assert!(
-        stdout.contains("removed <IMPORTANT> block") && stdout.contains("+name = \"echo\""),
-        "{stdout}"
-    );
-    assert_eq!(read(&path), before);
-    let drift = run(&["--tools", "pinned"]);
-    assert!(!drift.status.success());
-    assert!(String::from_utf8_lossy(&drift.stdout).contains("~ pinned: DRIFTED"));
-    assert_eq!(read(&path), before);
 }
 
 /// The real server-everything over stdio, only where npm already has it cached (never the

@@ -29,7 +29,7 @@ fn committed_schema_is_current() {
         std::fs::read_to_string(workspace_file("harness.schema.json")).expect("committed");
     assert!(
         committed == harness_codegen::manifest_json_schema(),
-        "harness.schema.json is stale: run `cargo run -p harness-codegen -- schema > harness.schema.json`"
+        "harness.schema.json is stale: run `cargo run -p harness-codegen-cli -- schema > harness.schema.json`"
     );
 }
 

@@ -87,6 +87,7 @@ impl CallContext {
         self.input()?.roots(key).await
     }
 
+    #[cfg(feature = "gateway")]
     /// The call's way of asking the client, for the gateway passing on what an upstream
     /// asks while it serves the call.
     pub(crate) fn input_session(&self) -> Option<&InputSession> {
@@ -125,6 +126,7 @@ impl CallContext {
             .is_some_and(|notifier| notifier.wants_progress())
     }
 
+    #[cfg(feature = "gateway")]
     /// The lowest log level the client wants for this call (its session's `logging/setLevel`
     /// or the request's own), if it wants logs at all.
     pub(crate) fn log_level(&self) -> Option<LogLevel> {

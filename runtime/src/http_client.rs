@@ -17,12 +17,16 @@
 //! process-wide provider: [`install_default_provider`] installs ring, and `serve` calls it
 //! before anything else runs.
 
+#[cfg(any(feature = "gateway", feature = "oauth"))]
 use std::sync::Arc;
 
+#[cfg(any(feature = "gateway", feature = "oauth"))]
 use rustls::pki_types::CertificateDer;
+#[cfg(any(feature = "gateway", feature = "oauth"))]
 use rustls::pki_types::pem::PemObject;
 
 /// Why the client cannot be built.
+#[cfg(any(feature = "gateway", feature = "oauth"))]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ClientError {
     /// The manifest's CA file holds a certificate rustls cannot use as a trust anchor.
@@ -48,6 +52,7 @@ pub(crate) fn install_default_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+#[cfg(any(feature = "gateway", feature = "oauth"))]
 /// A client trusting Mozilla's roots and the certificates of `extra_ca_pem` (PEM, as the
 /// manifest's `ca_file`), following no redirect.
 pub(crate) fn client(extra_ca_pem: Option<&str>) -> Result<reqwest::Client, ClientError> {
@@ -85,6 +90,7 @@ pub(crate) fn client(extra_ca_pem: Option<&str>) -> Result<reqwest::Client, Clie
         .map_err(|error| ClientError::Build(error_chain(&error)))
 }
 
+#[cfg(any(feature = "gateway", feature = "oauth"))]
 /// `error` and every cause below it, `: `-separated: reqwest's own text stops at "error
 /// sending request", while the reason (an unknown issuer, a refused connection) is a cause.
 pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {

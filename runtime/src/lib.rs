@@ -19,16 +19,26 @@
 //! # The parts, for servers built by hand and for tests
 //! - [`guards`]: each output guard as a function (tag strip, secret redaction, line and char
 //!   caps, tabular blockade).
-//! - [`auth`]: the OAuth 2.1 resource server's caller identity ([`auth::Caller`]).
+//! - [`auth`]: the caller's identity ([`auth::Caller`]) and, with the `oauth` feature, the
+//!   OAuth 2.1 resource server.
 //! - [`audit`]: the JSONL audit log ([`AuditLog`]) and its record's fields.
 //! - [`verify`]: the strict verifier that reads the audit log and the state file back.
 //! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the limits every HTTP
 //!   connection is held to ([`transport::HttpLimits`]), the stateless fast path and the
 //!   duplicate-key check on raw messages.
 //! - [`pipeline::codes`]: the error codes the harness itself answers with;
-//!   [`upstream::codes`]: the gateway's.
-//! - [`upstream`]: the gateway ([`upstream::Upstreams`]): tools served by existing MCP
-//!   servers, pinned, supervised and guarded.
+//!   `upstream::codes`: the gateway's.
+//! - `upstream` (the `gateway` feature): the gateway (`upstream::Upstreams`): tools served
+//!   by existing MCP servers, pinned, supervised and guarded.
+//!
+//! # Features
+//! Each is a capability a manifest may ask for; generated code stops the build, naming the
+//! feature, when the manifest needs one that is off.
+//! - `gateway`: `[[upstreams]]` (an MCP client, outbound HTTP over rustls, pinned JSON
+//!   Schemas).
+//! - `oauth`: `[auth]` (JWTs, key sets, introspection).
+//! - `redis`: rate limits and idempotency keys shared by replicas in Redis.
+//! - `otel`: spans and metrics over OTLP/HTTP.
 //!
 //! Everything else is internal. Generated code reaches the runtime through one hidden facade
 //! with absolute paths, as tonic's `codegen` module does.
@@ -42,6 +52,7 @@ pub mod content;
 mod context;
 mod error;
 pub mod guards;
+#[cfg(any(feature = "gateway", feature = "oauth", feature = "otel"))]
 mod http_client;
 pub mod input;
 pub mod notify;
@@ -52,6 +63,7 @@ pub mod spec;
 mod telemetry;
 mod trace;
 pub mod transport;
+#[cfg(feature = "gateway")]
 pub mod upstream;
 pub mod validate;
 pub mod verify;
@@ -96,6 +108,50 @@ macro_rules! __require_redis_feature {
     () => {};
 }
 
+/// Generated code calls this when the manifest has `[[upstreams]]`: without the `gateway`
+/// feature the build stops here, saying how to turn it on.
+#[cfg(not(feature = "gateway"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_gateway_feature {
+    () => {
+        ::core::compile_error!(
+            "harness.toml has [[upstreams]] (a gateway): enable harness-runtime's `gateway` feature, e.g. harness-runtime = { version = \"0.1\", features = [\"gateway\"] }"
+        );
+    };
+}
+
+/// Generated code calls this when the manifest has `[[upstreams]]`; the `gateway` feature is
+/// on, so there is nothing to check.
+#[cfg(feature = "gateway")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_gateway_feature {
+    () => {};
+}
+
+/// Generated code calls this when the manifest has `[auth]`: without the `oauth` feature the
+/// build stops here, saying how to turn it on.
+#[cfg(not(feature = "oauth"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_oauth_feature {
+    () => {
+        ::core::compile_error!(
+            "harness.toml has [auth] (an OAuth 2.1 resource server): enable harness-runtime's `oauth` feature, e.g. harness-runtime = { version = \"0.1\", features = [\"oauth\"] }"
+        );
+    };
+}
+
+/// Generated code calls this when the manifest has `[auth]`; the `oauth` feature is on, so
+/// there is nothing to check.
+#[cfg(feature = "oauth")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __require_oauth_feature {
+    () => {};
+}
+
 /// The facade generated code uses; not a stable API.
 #[doc(hidden)]
 pub mod __private {
@@ -105,6 +161,8 @@ pub mod __private {
     pub use serde_json;
     pub use std::sync::LazyLock;
 
+    pub use crate::__require_gateway_feature as require_gateway_feature;
+    pub use crate::__require_oauth_feature as require_oauth_feature;
     pub use crate::__require_redis_feature as require_redis_feature;
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::catalog::{
@@ -118,19 +176,25 @@ pub mod __private {
     pub use crate::pipeline::{Call, Pipeline};
     pub use crate::server::GeneratedServer;
     pub use crate::spec::{
-        AnnotationSpec, BundleFile, BundleSpec, EndpointSpec, ForwardedRequest, GuardSpec, OnDrift,
-        OutputSpec, PinSpec, RateLimitBackend, RateLimitScope, RateLimitSpec, RateLimitStoreSpec,
-        RedactPattern, ServerSpec, StoreUnreachable, TabularAction, TabularSpec, ToolSpec,
-        TransportKind, TransportSpec, UpstreamProtocol, UpstreamSpec, validate_output,
+        AnnotationSpec, BundleFile, BundleSpec, GuardSpec, OutputSpec, RateLimitBackend,
+        RateLimitScope, RateLimitSpec, RateLimitStoreSpec, RedactPattern, ServerSpec,
+        StoreUnreachable, TabularAction, TabularSpec, ToolSpec, TransportKind, TransportSpec,
+        validate_output,
     };
     pub use crate::spec::{AuthSpec, IntrospectionSpec};
+    #[cfg(feature = "gateway")]
+    pub use crate::spec::{
+        EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
+    };
     pub use crate::spec::{IdempotencySpec, WriteSpec};
+    #[cfg(feature = "gateway")]
     pub use crate::upstream::Upstreams;
     pub use crate::validate::NoArguments;
+    #[cfg(feature = "gateway")]
+    pub use crate::validate::PinnedSchema;
     pub use crate::validate::{
-        ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, PinnedSchema,
-        StringRules, array, boolean, integer, not_a_member, number, object, reject_unknown_fields,
-        string,
+        ArgErrors, ArgPath, Fields, FromArguments, JsonObject, NumberRules, StringRules, array,
+        boolean, integer, not_a_member, number, object, reject_unknown_fields, string,
     };
     pub use crate::verify::{CheckSpec, FieldType, VerifierSpec};
 

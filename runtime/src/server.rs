@@ -5,8 +5,10 @@ use rmcp::ServerHandler;
 use rmcp::model::{CallToolResponse, ErrorData, Tool};
 
 use crate::pipeline::Pipeline;
+use crate::pipeline::SetupError;
 use crate::pipeline::call::Call;
 use crate::spec::{AuthSpec, BundleSpec, ServerSpec, ToolSpec};
+#[cfg(feature = "gateway")]
 use crate::upstream::Upstreams;
 use crate::verify::VerifierSpec;
 
@@ -33,6 +35,7 @@ pub trait GeneratedServer: ServerHandler + Clone {
     ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send;
     /// The upstream MCP servers its gateway tools call (none for a server without
     /// `[[upstreams]]`).
+    #[cfg(feature = "gateway")]
     fn upstreams(&self) -> Option<std::sync::Arc<Upstreams>> {
         None
     }
@@ -41,4 +44,16 @@ pub trait GeneratedServer: ServerHandler + Clone {
     fn auth(&self) -> Option<&'static AuthSpec> {
         None
     }
+}
+
+/// Checks what the server's upstreams need before it serves: every pinned schema compiles
+/// (nothing to check in a build without the `gateway` feature, which has no upstreams).
+pub(crate) fn check_upstreams<S: GeneratedServer>(server: &S) -> Result<(), SetupError> {
+    #[cfg(feature = "gateway")]
+    if let Some(upstreams) = server.upstreams() {
+        upstreams.check_setup()?;
+    }
+    #[cfg(not(feature = "gateway"))]
+    let _ = server;
+    Ok(())
 }

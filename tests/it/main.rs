@@ -3,6 +3,7 @@
 //! snapshots/ beside it, named `it__codegen_snapshots__*` after the module's path.
 
 mod codegen_snapshots;
+mod dependency_weight;
 mod module_graph;
 mod scan_secrets;
 mod server;

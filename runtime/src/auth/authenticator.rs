@@ -8,9 +8,10 @@ use jsonwebtoken::{Algorithm, Validation};
 
 use crate::auth::caller::Caller;
 use crate::auth::challenge::Rejection;
-use crate::auth::introspection::{Introspection, MissingCredential};
+use crate::auth::introspection::Introspection;
 use crate::auth::issuer::Issuer;
 use crate::auth::jwks::KeyCache;
+use crate::auth::setup_error::AuthSetupError;
 use crate::auth::verified::Verified;
 use crate::auth::{jwt, resource_metadata};
 use crate::http_client;
@@ -35,18 +36,6 @@ impl std::fmt::Debug for Authenticator {
             .field("audience", &self.spec.audience)
             .finish_non_exhaustive()
     }
-}
-
-/// Why `[auth]` cannot start.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AuthSetupError {
-    /// Introspection's client credentials are missing from the environment.
-    #[error(transparent)]
-    MissingCredential(#[from] MissingCredential),
-    /// The HTTP client for the issuer cannot be built (a CA in `ca_file` that cannot be
-    /// trusted, say).
-    #[error("[auth]: {0}")]
-    Client(String),
 }
 
 impl Authenticator {

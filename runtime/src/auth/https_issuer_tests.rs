@@ -11,9 +11,10 @@ use harness_test_support::tls::{pki, serve_https};
 use rcgen::KeyPair;
 use serde_json::{Value, json};
 
-use crate::auth::authenticator::{AuthSetupError, Authenticator};
+use crate::auth::authenticator::Authenticator;
 use crate::auth::challenge::Rejection;
 use crate::auth::issuer::Issuer;
+use crate::auth::setup_error::AuthSetupError;
 use crate::auth::verified::now;
 use crate::http_client;
 use crate::spec::AuthSpec;

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use crate::auth::caller::Caller;
 use crate::auth::challenge::Rejection;
 use crate::auth::issuer::FETCH_TIMEOUT;
+use crate::auth::setup_error::MissingCredential;
 use crate::auth::verified::{Verified, now};
 use crate::http_client::error_chain;
 use crate::spec::{AuthSpec, IntrospectionSpec};
@@ -30,11 +31,6 @@ pub(crate) struct Introspection {
     /// Active answers, by the token's SHA-256.
     answers: Verified,
 }
-
-/// A variable the manifest names for introspection is unset or empty.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("[auth] introspection needs the client credentials in ${0}, which is not set (or empty)")]
-pub struct MissingCredential(pub &'static str);
 
 /// The part of an introspection answer the resource server reads.
 #[derive(Debug, Deserialize)]

@@ -1,27 +1,39 @@
-//! The OAuth 2.1 resource server (`[auth]` in the manifest, MCP "Authorization"): JWT access
-//! tokens checked against the issuer's cached keys ([`jwt`], [`jwks`], [`issuer`]; tokens
-//! already verified are remembered until they expire, [`verified`]), opaque
-//! ones introspected ([`introspection`]), the protected-resource metadata
-//! ([`resource_metadata`]), every refusal's answer ([`challenge`]), the HTTP middleware
-//! ([`layer`]), and who is calling ([`Caller`]), put into each accepted request's extensions.
+//! Who is calling ([`Caller`]) and, with the `oauth` feature, the OAuth 2.1 resource server
+//! (`[auth]` in the manifest, MCP "Authorization"): JWT access tokens checked against the
+//! issuer's cached keys (`jwt`, `jwks`, `issuer`; tokens already verified are remembered
+//! until they expire, `verified`), opaque ones introspected (`introspection`), the
+//! protected-resource metadata (`resource_metadata`), every refusal's answer (`challenge`),
+//! and the HTTP middleware (`layer`), which puts the [`Caller`] into each accepted request's
+//! extensions.
 //!
 //! The token itself goes nowhere: a [`Caller`] holds no token, nothing logs it, and a gateway
 //! upstream's headers come only from the manifest.
 
+#[cfg(feature = "oauth")]
 mod authenticator;
 mod caller;
+#[cfg(feature = "oauth")]
 mod challenge;
+#[cfg(feature = "oauth")]
 mod introspection;
+#[cfg(feature = "oauth")]
 mod issuer;
+#[cfg(feature = "oauth")]
 mod jwks;
+#[cfg(feature = "oauth")]
 mod jwt;
+#[cfg(feature = "oauth")]
 pub(crate) mod layer;
+#[cfg(feature = "oauth")]
 pub(crate) mod resource_metadata;
+mod setup_error;
+#[cfg(feature = "oauth")]
 mod verified;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "oauth"))]
 mod https_issuer_tests;
 
-pub use self::authenticator::{AuthSetupError, Authenticator};
+#[cfg(feature = "oauth")]
+pub use self::authenticator::Authenticator;
 pub use self::caller::Caller;
-pub use self::introspection::MissingCredential;
+pub use self::setup_error::{AuthSetupError, MissingCredential};

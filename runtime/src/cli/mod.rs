@@ -208,6 +208,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
     init_logging();
     // Before any HTTP client exists: reqwest has no rustls provider of its own here, and a
     // client built outside the runtime (rmcp's, the OTLP exporter's, a body's) needs one.
+    #[cfg(any(feature = "gateway", feature = "oauth", feature = "otel"))]
     crate::http_client::install_default_provider();
     let done = Ok(0);
     match cli.command {
@@ -310,11 +311,7 @@ pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
             let reply = match url {
                 None => {
                     server.pipeline().check_setup()?;
-                    if let Some(upstreams) = server.upstreams() {
-                        upstreams
-                            .check_setup()
-                            .map_err(crate::pipeline::SetupError::from)?;
-                    }
+                    crate::server::check_upstreams(&server)?;
                     let pipeline = server.clone();
                     let reply =
                         runtime.block_on(self::call::call_in_process(server, &tool, &arguments))?;
@@ -386,11 +383,7 @@ fn serve<S: GeneratedServer>(
     // without its URL, OTLP export that cannot start) comes before anything is created on
     // disk.
     server.pipeline().check_setup()?;
-    if let Some(upstreams) = server.upstreams() {
-        upstreams
-            .check_setup()
-            .map_err(crate::pipeline::SetupError::from)?;
-    }
+    crate::server::check_upstreams(&server)?;
     let http = match kind {
         TransportKind::Stdio => None,
         TransportKind::StreamableHttp => Some(http_options(
@@ -407,7 +400,10 @@ fn serve<S: GeneratedServer>(
         )?),
     }
     .map(|mut options| {
-        options.upstreams = server.upstreams();
+        #[cfg(feature = "gateway")]
+        {
+            options.upstreams = server.upstreams();
+        }
         options.draining = server.pipeline().subscriptions_closing();
         options
     });
@@ -429,6 +425,7 @@ fn serve<S: GeneratedServer>(
         "starting"
     );
     let served = runtime.block_on(async {
+        #[cfg(feature = "gateway")]
         if let Some(upstreams) = server.upstreams() {
             upstreams.start().await;
         }
@@ -514,7 +511,7 @@ fn http_options(
     bind: SocketAddr,
 ) -> Result<HttpOptions, CliError> {
     let options = HttpOptions::from_manifest(transport, kind)?.with_auth(auth)?;
-    let authenticated = options.security.token.is_some() || options.auth.is_some();
+    let authenticated = options.security.token.is_some() || options.has_oauth();
     if !bind.ip().is_loopback() && !authenticated {
         if !transport.allow_public_bind {
             return Err(CliError::PublicBind(bind));

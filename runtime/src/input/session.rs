@@ -89,6 +89,7 @@ impl InputSession {
         &self.args_digest
     }
 
+    #[cfg(feature = "gateway")]
     /// What the client declared, where it can be asked at all.
     pub(crate) fn declared(&self) -> Option<&ClientCapabilities> {
         self.capabilities.as_ref().filter(|_| self.can_ask())
@@ -143,6 +144,7 @@ impl InputSession {
         )
     }
 
+    #[cfg(feature = "gateway")]
     /// Seals `answers` for the next round instead of this round's: the gateway passes an
     /// upstream's questions on and must not answer a later question with an earlier answer.
     pub(crate) fn seal_instead(&self, answers: Answers) {
@@ -186,6 +188,7 @@ impl InputSession {
         Ok(())
     }
 
+    #[cfg(feature = "gateway")]
     /// Whether this call can ask the client at all: in a session or by an input-required
     /// result.
     pub(crate) fn can_ask(&self) -> bool {
@@ -297,12 +300,14 @@ impl InputSession {
         .await
     }
 
+    #[cfg(feature = "gateway")]
     /// Whether this call can ask the client while it runs (a 2025-11-25 session), rather
     /// than by ending with an input-required result.
     pub(crate) fn in_session(&self) -> bool {
         matches!(self.channel, Channel::Session(_))
     }
 
+    #[cfg(feature = "gateway")]
     /// `text` stripped and redacted as the call's output is: what an upstream asks goes to
     /// the client's user or model only so.
     pub(crate) fn clean(&self, text: &str) -> String {

@@ -114,6 +114,7 @@ impl LogState {
         }
     }
 
+    #[cfg(feature = "gateway")]
     /// The lowest level the client wants.
     pub(crate) fn threshold(&self) -> LogLevel {
         self.threshold

@@ -71,6 +71,7 @@ impl Notifier {
         self.progress.is_some()
     }
 
+    #[cfg(feature = "gateway")]
     /// The lowest log level the client wants for this call, if it wants logs at all.
     pub(crate) fn log_level(&self) -> Option<LogLevel> {
         self.logging.as_ref().map(logging::LogState::threshold)

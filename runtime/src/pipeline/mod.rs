@@ -113,6 +113,7 @@ pub enum SetupError {
     #[error(transparent)]
     RequestStateKey(#[from] crate::input::state::StateKeyError),
     /// An upstream tool's pinned JSON Schema does not compile.
+    #[cfg(feature = "gateway")]
     #[error(transparent)]
     PinnedSchema(#[from] crate::upstream::SchemaError),
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::content::{Block, Content};
 use crate::guards::chars;
 use crate::guards::redact::Redactions;
+#[cfg(feature = "gateway")]
 use crate::upstream::Reply;
 
 /// The reply for a successful call, with the char cap applied: a JSON object becomes
@@ -89,7 +90,7 @@ pub(crate) enum Output {
     Json(Value),
 }
 
-/// The output as blocks or JSON. A body that returns [`Content`], an upstream's [`Reply`] or
+/// The output as blocks or JSON. A body that returns [`Content`], an upstream's `Reply` or
 /// a `serde_json::Value` hands it over as is: `serde_json::to_value` would rebuild a value node by node, which for
 /// a 1,000-row table cost more than every guard together.
 pub(crate) fn output_of<O: Serialize + 'static>(output: O) -> Result<Output, serde_json::Error> {
@@ -104,6 +105,7 @@ pub(crate) fn output_of<O: Serialize + 'static>(output: O) -> Result<Output, ser
         let content = content.take().expect("the slot was just filled");
         return Ok(Output::Blocks(content.into_blocks()));
     }
+    #[cfg(feature = "gateway")]
     if let Some(reply) = any.downcast_mut::<Option<Reply>>() {
         return Ok(match reply.take().expect("the slot was just filled") {
             Reply::Json(value) => Output::Json(value),

@@ -6,12 +6,14 @@ mod auth;
 pub mod catalog;
 mod guards;
 mod output;
+#[cfg(feature = "gateway")]
 mod upstream;
 mod write;
 
 pub use self::auth::{AuthSpec, IntrospectionSpec};
 pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
 pub use self::output::{OutputSpec, OutputValidator, validate_output};
+#[cfg(feature = "gateway")]
 pub use self::upstream::{
     EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
 };

@@ -37,7 +37,8 @@ pub enum EmbedError {
     /// The manifest turns auth on but the token's variable is unset or empty.
     #[error(transparent)]
     MissingToken(#[from] MissingToken),
-    /// `[auth]` cannot start (introspection's credentials are missing).
+    /// `[auth]` cannot start (introspection's credentials are missing, or the `oauth` feature
+    /// is off).
     #[error(transparent)]
     Auth(#[from] crate::auth::AuthSetupError),
     /// The audit log cannot be opened: a server that cannot audit must not serve.
@@ -66,21 +67,22 @@ pub fn router<S: GeneratedServer>(
 ) -> Result<Router, EmbedError> {
     // As `serve` does: the application's own reqwest clients share this build's reqwest,
     // which has no rustls provider of its own (see http_client.rs).
+    #[cfg(any(feature = "gateway", feature = "oauth", feature = "otel"))]
     crate::http_client::install_default_provider();
     let spec = server.spec();
     let kind = match spec.transport.kind {
         TransportKind::Sse => HttpTransport::Sse,
         TransportKind::StreamableHttp | TransportKind::Stdio => HttpTransport::StreamableHttp,
     };
+    #[cfg_attr(not(feature = "gateway"), expect(unused_mut))]
     let mut options = HttpOptions::from_manifest(spec.transport, kind)?.with_auth(server.auth())?;
     // Upstreams connect on their first call here (the router is built outside the runtime).
-    options.upstreams = server.upstreams();
-    server.pipeline().check_setup()?;
-    if let Some(upstreams) = server.upstreams() {
-        upstreams
-            .check_setup()
-            .map_err(crate::pipeline::SetupError::from)?;
+    #[cfg(feature = "gateway")]
+    {
+        options.upstreams = server.upstreams();
     }
+    server.pipeline().check_setup()?;
+    crate::server::check_upstreams(&server)?;
     let audit = AuditLog::open(audit_path, spec.audit)?;
     server
         .pipeline()

@@ -14,13 +14,16 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::{AuthSetupError, Authenticator};
+use crate::auth::AuthSetupError;
+#[cfg(feature = "oauth")]
+use crate::auth::Authenticator;
 use crate::spec::AuthSpec;
 use crate::transport::edge::HttpLimits;
 use crate::transport::error::ServeError;
 use crate::transport::fast_path::StatelessAnswer;
 use crate::transport::in_flight::{InFlight, Tracked, count_posts};
 use crate::transport::security::{HttpSecurity, enforce};
+#[cfg(feature = "gateway")]
 use crate::upstream::Upstreams;
 
 /// How long replies of calls that just finished get to reach their streams at shutdown.
@@ -57,10 +60,12 @@ pub struct HttpOptions {
     /// Time in-flight calls get after a shutdown signal.
     pub shutdown_grace: Duration,
     /// The gateway's upstreams, whose state `/health` reports (503 while one is down).
+    #[cfg(feature = "gateway")]
     pub upstreams: Option<Arc<Upstreams>>,
     /// The limits every connection and request is held to.
     pub limits: HttpLimits,
     /// The OAuth 2.1 resource server in front of the MCP endpoints (`[auth]`).
+    #[cfg(feature = "oauth")]
     pub auth: Option<Arc<Authenticator>>,
     /// Cancelled by [`serve_http`] when a shutdown begins, before it waits for the calls in
     /// flight: the server's `Pipeline::subscriptions_closing`, so that open
@@ -104,8 +109,10 @@ impl HttpOptions {
                 token,
             },
             shutdown_grace: Duration::from_secs(transport.shutdown_grace_seconds),
+            #[cfg(feature = "gateway")]
             upstreams: None,
             limits: HttpLimits::from_spec(&transport),
+            #[cfg(feature = "oauth")]
             auth: None,
             draining: CancellationToken::new(),
         })
@@ -113,12 +120,31 @@ impl HttpOptions {
 
     /// The same options behind the manifest's `[auth]` (when it has one), with introspection's
     /// credentials read from the environment now.
-    pub fn with_auth(mut self, auth: Option<&'static AuthSpec>) -> Result<Self, AuthSetupError> {
-        self.auth = auth
-            .map(Authenticator::from_spec)
-            .transpose()?
-            .map(Arc::new);
+    /// Without the `oauth` feature, an `[auth]` is refused ([`AuthSetupError::FeatureOff`]).
+    pub fn with_auth(
+        #[cfg_attr(not(feature = "oauth"), expect(unused_mut))] mut self,
+        auth: Option<&'static AuthSpec>,
+    ) -> Result<Self, AuthSetupError> {
+        #[cfg(feature = "oauth")]
+        {
+            self.auth = auth
+                .map(Authenticator::from_spec)
+                .transpose()?
+                .map(Arc::new);
+        }
+        #[cfg(not(feature = "oauth"))]
+        if auth.is_some() {
+            return Err(AuthSetupError::FeatureOff);
+        }
         Ok(self)
+    }
+
+    /// Whether an OAuth 2.1 resource server guards the MCP endpoints.
+    pub fn has_oauth(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        return self.auth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        false
     }
 }
 
@@ -182,8 +208,11 @@ fn http_router_counted<H: ServerHandler + Clone>(
             shutdown,
         ),
     };
+    #[cfg_attr(not(feature = "oauth"), expect(unused_mut))]
     let mut mcp = mcp;
+    #[cfg_attr(not(feature = "oauth"), expect(unused_mut))]
     let mut metadata = Router::new();
+    #[cfg(feature = "oauth")]
     if let Some(auth) = options.auth.clone() {
         let document = crate::auth::resource_metadata::document(auth.spec());
         for path in crate::auth::resource_metadata::paths(auth.spec()) {
@@ -200,9 +229,8 @@ fn http_router_counted<H: ServerHandler + Clone>(
     let mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {
         enforce(Arc::clone(&security), request, next)
     }));
-    let upstreams = options.upstreams.clone();
     Router::new()
-        .route(&options.health_path, get(move || health(upstreams.clone())))
+        .route(&options.health_path, health_route(options))
         .merge(metadata)
         .merge(mcp)
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
@@ -213,22 +241,32 @@ fn http_router_counted<H: ServerHandler + Clone>(
 
 /// `GET health_path`: `{"status":"ok"}`; with upstreams, their states too, and 503 with
 /// `"status":"degraded"` while one is not connected.
-async fn health(upstreams: Option<Arc<Upstreams>>) -> axum::response::Response {
+#[cfg(feature = "gateway")]
+fn health_route(options: &HttpOptions) -> axum::routing::MethodRouter {
     use axum::response::IntoResponse;
-    let Some(upstreams) = upstreams else {
-        return axum::Json(serde_json::json!({"status": "ok"})).into_response();
-    };
-    let up = upstreams.all_up();
-    let body = serde_json::json!({
-        "status": if up { "ok" } else { "degraded" },
-        "upstreams": upstreams.health(),
-    });
-    let status = if up {
-        axum::http::StatusCode::OK
-    } else {
-        axum::http::StatusCode::SERVICE_UNAVAILABLE
-    };
-    (status, axum::Json(body)).into_response()
+    let upstreams = options.upstreams.clone();
+    get(move || async move {
+        let Some(upstreams) = upstreams else {
+            return axum::Json(serde_json::json!({"status": "ok"})).into_response();
+        };
+        let up = upstreams.all_up();
+        let body = serde_json::json!({
+            "status": if up { "ok" } else { "degraded" },
+            "upstreams": upstreams.health(),
+        });
+        let status = if up {
+            axum::http::StatusCode::OK
+        } else {
+            axum::http::StatusCode::SERVICE_UNAVAILABLE
+        };
+        (status, axum::Json(body)).into_response()
+    })
+}
+
+/// `GET health_path`: `{"status":"ok"}` (a server without the gateway has no upstreams).
+#[cfg(not(feature = "gateway"))]
+fn health_route(_options: &HttpOptions) -> axum::routing::MethodRouter {
+    get(|| async { axum::Json(serde_json::json!({"status": "ok"})) })
 }
 
 /// Serves HTTP on `bind` until SIGINT or SIGTERM. Then it stops accepting connections, waits

@@ -7,6 +7,7 @@
 mod containers;
 mod errors;
 mod scalars;
+#[cfg(feature = "gateway")]
 mod schema;
 
 pub use self::containers::{Fields, NoArguments, array, object, reject_unknown_fields};
@@ -15,6 +16,7 @@ pub use self::errors::{
     describe, quote_client_text,
 };
 pub use self::scalars::{NumberRules, StringRules, boolean, integer, not_a_member, number, string};
+#[cfg(feature = "gateway")]
 pub use self::schema::PinnedSchema;
 
 #[cfg(test)]

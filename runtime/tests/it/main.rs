@@ -14,8 +14,11 @@ mod concurrency;
 mod confirm;
 mod content;
 mod forms;
+#[cfg(feature = "gateway")]
 mod gateway;
+#[cfg(feature = "gateway")]
 mod gateway_http;
+#[cfg(feature = "gateway")]
 mod gateway_rounds;
 mod idempotency;
 #[cfg(feature = "redis")]

@@ -18,7 +18,7 @@ pub(crate) fn body_trait(tool: &ToolModel, tools_dir: &str) -> TokenStream {
     let message = format!("tool `{}` has no body for `{{Self}}`", tool.name);
     let label = format!("`{}` is missing", tool.trait_name);
     let note = format!(
-        "write `impl {} for {{Self}}` in {file}; `harness-codegen scaffold` creates a stub (`cargo run -p harness-codegen -- scaffold` in the harness repository)",
+        "write `impl {} for {{Self}}` in {file}; `harness-codegen scaffold` creates a stub (`cargo run -p harness-codegen-cli -- scaffold` in the harness repository)",
         tool.trait_name
     );
     let trait_doc = doc(&format!(

@@ -46,12 +46,20 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let catalog = crate::emit::rust::catalog::catalog_spec(model);
     let request_state_key_env = opt_str(server.request_state_key_env.as_ref());
     let max_in_flight = opt(server.max_in_flight.map(int));
-    // Without the runtime's `redis` feature the build stops with how to turn it on.
+    // Without the runtime feature a manifest needs, the build stops with how to turn it on.
     let require_redis = model
         .uses_redis_rate_limits()
         .then(|| quote!(#rt::require_redis_feature!();));
+    let require_gateway =
+        (!model.upstreams.is_empty()).then(|| quote!(#rt::require_gateway_feature!();));
+    let require_oauth = model
+        .auth
+        .is_some()
+        .then(|| quote!(#rt::require_oauth_feature!();));
     quote! {
         #require_redis
+        #require_gateway
+        #require_oauth
         /// `[server]`, `[transport]`, `[audit]` and `[rate_limit_store]` of the manifest.
         pub const SERVER: #rt::ServerSpec = #rt::ServerSpec {
             name: #name,

@@ -4,6 +4,7 @@ use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 use harness_runtime::spec::*;
 
 pub(crate) mod clients;
+#[cfg(feature = "gateway")]
 pub(crate) mod upstream;
 
 /// The audit format: the seven record fields plus trace_id and error_code.

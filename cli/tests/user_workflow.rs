@@ -2,7 +2,8 @@
 //! a missing tool body fails the build naming the file to write; `scaffold` writes stubs
 //! and never overwrites; the scaffolded package builds with warnings denied and serves; a
 //! body trait left unimplemented is a compile error naming the file; a bad manifest fails
-//! the build with every error listed and located.
+//! the build with every error listed and located; a manifest that needs a runtime feature the
+//! package lacks stops the build naming the feature.
 //!
 //! The packages live outside the repository, in fresh temp directories; they build in the
 //! workspace's target/user-workflow (their own target dir, reused between runs).
@@ -18,7 +19,7 @@ use harness_codegen::scaffold::{Scaffolded, scaffold};
 fn workspace(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("codegen/ sits in the repository")
+        .expect("cli/ sits in the repository")
         .join(relative)
 }
 
@@ -185,7 +186,7 @@ fn build_scaffold_implement_and_break() {
         "{text}"
     );
     assert!(
-        text.contains("cargo run -p harness-codegen -- scaffold"),
+        text.contains("cargo run -p harness-codegen-cli -- scaffold"),
         "{text}"
     );
 
@@ -284,6 +285,44 @@ fn build_scaffold_implement_and_break() {
     );
     assert!(text.contains("--> harness.toml:"), "{text}");
     assert!(text.contains("harness.toml has 2 errors"), "{text}");
+
+    // 6. A manifest that needs a runtime feature the package lacks stops the build naming it:
+    // this package takes harness-runtime without features.
+    let gateway = format!(
+        "{source}\n[[upstreams]]\nname = \"remote\"\ntransport = \"streamable-http\"\n\
+         url = \"http://127.0.0.1:9000/mcp\"\n\n[[tools]]\nname = \"echo\"\n\
+         description = \"Echoes back the input.\"\nupstream = \"remote\"\n\
+         pin_sha256 = \"{zeros}\"\n",
+        zeros = "0".repeat(64)
+    );
+    std::fs::write(project.join("harness.toml"), gateway).unwrap();
+    let output = cargo_build(project);
+    assert!(!output.status.success());
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "harness.toml has [[upstreams]] (a gateway): enable harness-runtime's `gateway` feature"
+        ),
+        "{text}"
+    );
+    let http = "kind = \"streamable-http\"\nbind = \"127.0.0.1:8791\"";
+    let oauth = format!(
+        "{}\n[auth]\nissuer = \"https://issuer.test\"\naudience = \"https://mcp.test/mcp\"\n",
+        source.replacen("kind = \"stdio\"", http, 1)
+    );
+    assert_ne!(
+        oauth,
+        format!("{source}\n"),
+        "the fixture's transport changed"
+    );
+    std::fs::write(project.join("harness.toml"), oauth).unwrap();
+    let output = cargo_build(project);
+    assert!(!output.status.success());
+    let text = stderr(&output);
+    assert!(
+        text.contains("harness.toml has [auth] (an OAuth 2.1 resource server): enable harness-runtime's `oauth` feature"),
+        "{text}"
+    );
 }
 
 /// `harness-codegen new DIR`, the command README documents, outside this repository: the

@@ -1,10 +1,13 @@
-//! harness-codegen's command line: works even when the server crate does not compile yet.
+//! The `harness-codegen` command line: works even when the server crate does not compile yet.
+//!
+//! [`command`] is its clap definition (the CLI reference is generated from it) and [`main`]
+//! runs it; the work itself is the `harness-codegen` library's.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use harness_codegen::model::Model;
 use harness_codegen::new_project::{Source, create};
 use harness_codegen::scaffold::{Scaffolded, scaffold};
@@ -52,7 +55,7 @@ enum Command {
     /// Print the JSON Schema of harness.toml (commit it as harness.schema.json).
     Schema,
     /// Read the tools of the upstream NAME (an [[upstreams]] entry) and pin them as [[tools]]
-    /// entries in the manifest, keeping its comments and order (needs the `import` feature).
+    /// entries in the manifest, keeping its comments and order.
     Import {
         /// The upstream's name in the manifest.
         name: String,
@@ -81,7 +84,13 @@ enum Command {
     },
 }
 
-fn main() -> ExitCode {
+/// The command line's definition, as clap sees it (for generated references and completions).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Parses the process's arguments and runs the command; errors go to stderr.
+pub fn main() -> ExitCode {
     match run(Cli::parse().command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -138,12 +147,16 @@ fn run(command: Command) -> Result<(), String> {
             tools,
             update_pins,
             dry_run,
-        } => import(name, manifest, tools, update_pins, dry_run),
+        } => import(&harness_codegen::import::ImportRequest {
+            manifest,
+            upstream: name,
+            tools,
+            update_pins,
+            dry_run,
+        }),
         Command::Check { project } => {
             let (name, model) = load(&project.manifest)?;
-            let count = model.tools.len();
-            let plural = if count == 1 { "" } else { "s" };
-            println!("{name}: ok ({count} tool{plural})");
+            println!("{name}: ok ({})", tool_counts(&model.tools));
             Ok(())
         }
         Command::Scaffold { project } => {
@@ -187,23 +200,8 @@ fn run(command: Command) -> Result<(), String> {
     }
 }
 
-#[cfg(feature = "import")]
-fn import(
-    name: String,
-    manifest: PathBuf,
-    tools: Option<Vec<String>>,
-    update_pins: bool,
-    dry_run: bool,
-) -> Result<(), String> {
-    use harness_codegen::import::{ImportRequest, import};
-    let request = ImportRequest {
-        manifest,
-        upstream: name,
-        tools,
-        update_pins,
-        dry_run,
-    };
-    let report = import(&request).map_err(|error| error.to_string())?;
+fn import(request: &harness_codegen::import::ImportRequest) -> Result<(), String> {
+    let report = harness_codegen::import::import(request).map_err(|error| error.to_string())?;
     print!("{report}");
     if report.needs_attention() {
         return Err(
@@ -214,15 +212,30 @@ fn import(
     Ok(())
 }
 
-#[cfg(not(feature = "import"))]
-fn import(
-    name: String,
-    _manifest: PathBuf,
-    _tools: Option<Vec<String>>,
-    _update_pins: bool,
-    _dry_run: bool,
-) -> Result<(), String> {
-    Err(format!(
-        "error: this harness-codegen was built without the `import` feature (it keeps the MCP client out of build scripts)\nhelp: run `cargo run -p harness-codegen --features import -- import {name}`"
-    ))
+/// How many tools a manifest serves, by where their bodies live: "4 tools: 1 with a body in
+/// src/tools, 3 built in".
+fn tool_counts(tools: &[harness_codegen::model::ToolModel]) -> String {
+    let count = |keep: fn(&harness_codegen::model::ToolModel) -> bool| {
+        tools.iter().filter(|tool| keep(tool)).count()
+    };
+    let kinds = [
+        (
+            count(|tool| tool.has_user_body()),
+            "with a body in src/tools",
+        ),
+        (count(|tool| tool.upstream.is_some()), "from upstreams"),
+        (count(|tool| tool.builtin.is_some()), "built in"),
+    ];
+    let parts: Vec<String> = kinds
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, kind)| format!("{count} {kind}"))
+        .collect();
+    let total = tools.len();
+    let plural = if total == 1 { "" } else { "s" };
+    if parts.is_empty() {
+        format!("{total} tool{plural}")
+    } else {
+        format!("{total} tool{plural}: {}", parts.join(", "))
+    }
 }

@@ -1,0 +1,121 @@
+//! The `harness-codegen` binary itself: what each command prints and its exit status, on
+//! real files (the library's behaviour is tested in codegen/tests).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+fn harness_codegen(args: &[&str], manifest: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_harness-codegen"))
+        .args(args)
+        .arg("--manifest")
+        .arg(manifest)
+        .output()
+        .expect("harness-codegen runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A manifest whose `stdio` upstream is tests/data/tools_list_server.py listing `echo` and a
+/// `pinned` tool whose pin no longer matches (the upstream changed it behind our back).
+fn drifted_gateway() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/tools_list_server.py");
+    let tools = json!([
+        {"name": "echo", "description": "Echoes the message.",
+         "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
+        {"name": "pinned", "description": "Changed behind our back.",
+         "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}},
+    ]);
+    let tools_file = dir.path().join("tools.json");
+    std::fs::write(&tools_file, tools.to_string()).unwrap();
+    let manifest = format!(
+        r#"[server]
+name = "import-command"
+version = "0.1.0"
+
+[[upstreams]]
+name = "stdio"
+transport = "stdio"
+command = "python3"
+args = [{server:?}, {tools_file:?}]
+env = ["HOME", "PATH", "PYENV_ROOT"]
+timeout_ms = 20000
+
+[[tools]]
+name = "pinned"
+description = "Kept as the user wrote it."
+upstream = "stdio"
+pin_sha256 = "{pin}"
+
+[[tools.arguments]]
+name = "x"
+type = "string"
+"#,
+        server = server.display().to_string(),
+        tools_file = tools_file.display().to_string(),
+        pin = "0".repeat(64),
+    );
+    let path = dir.path().join("harness.toml");
+    std::fs::write(&path, manifest).unwrap();
+    (dir, path)
+}
+
+/// `import --dry-run` reports and writes nothing; a drifted pin fails the command and the
+/// manifest stays as it was.
+#[test]
+fn import_dry_runs_and_fails_on_drift() {
+    let (_dir, path) = drifted_gateway();
+    let before = std::fs::read_to_string(&path).unwrap();
+    let dry = harness_codegen(&["import", "stdio", "--dry-run", "--tools", "echo"], &path);
+    let stdout = text(&dry.stdout);
+    assert!(dry.status.success(), "{stdout}{}", text(&dry.stderr));
+    assert!(stdout.contains("+name = \"echo\""), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+
+    let drift = harness_codegen(&["import", "stdio", "--tools", "pinned"], &path);
+    assert!(!drift.status.success());
+    assert!(
+        text(&drift.stdout).contains("~ pinned: DRIFTED"),
+        "{}",
+        text(&drift.stdout)
+    );
+    assert!(
+        text(&drift.stderr).contains("the import needs your attention"),
+        "{}",
+        text(&drift.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
+/// `check` says how many tools a good manifest serves and where their bodies live, and a bad one fails with its error
+/// located in the file.
+#[test]
+fn check_reports_the_tools_or_the_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("harness.toml");
+    std::fs::write(
+        &path,
+        "[server]\nname = \"checked\"\nversion = \"0.1.0\"\n\n[[tools]]\nname = \"a\"\ndescription = \"A.\"\n",
+    )
+    .unwrap();
+    let good = harness_codegen(&["check"], &path);
+    assert!(good.status.success(), "{}", text(&good.stderr));
+    assert!(
+        text(&good.stdout).ends_with("ok (4 tools: 1 with a body in src/tools, 3 built in)\n"),
+        "{}",
+        text(&good.stdout)
+    );
+
+    std::fs::write(&path, "[server]\nname = \"checked\"\ncolour = \"red\"\n").unwrap();
+    let bad = harness_codegen(&["check"], &path);
+    assert!(!bad.status.success());
+    let stderr = text(&bad.stderr);
+    assert!(
+        stderr.contains("unknown key `colour`") && stderr.contains("harness.toml:3"),
+        "{stderr}"
+    );
+}
