@@ -61,11 +61,17 @@ type = "string"
     );
     let path = dir.path().join("harness.toml");
     std::fs::write(&path, manifest).unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), CARGO_TOML).unwrap();
     (dir, path)
 }
 
+/// The package around the manifest, with harness-runtime lacking the `gateway` feature its
+/// `[[upstreams]]` need.
+const CARGO_TOML: &str = "[package]\nname = \"import-command\"\n\n[dependencies]\n# the runtime\nharness-runtime = \"0.1\"\n";
+
 /// `import --dry-run` reports and writes nothing; a drifted pin fails the command and the
-/// manifest stays as it was.
+/// manifest stays as it was; an import that writes turns harness-runtime's `gateway` feature
+/// on in the package's Cargo.toml.
 #[test]
 fn import_dry_runs_and_fails_on_drift() {
     let (_dir, path) = drifted_gateway();
@@ -74,7 +80,15 @@ fn import_dry_runs_and_fails_on_drift() {
     let stdout = text(&dry.stdout);
     assert!(dry.status.success(), "{stdout}{}", text(&dry.stderr));
     assert!(stdout.contains("+name = \"echo\""), "{stdout}");
+    assert!(
+        stdout.contains("Cargo.toml would change as follows (nothing written):\n")
+            && stdout
+                .contains("+harness-runtime = { version = \"0.1\", features = [\"gateway\"] }\n"),
+        "{stdout}"
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    let cargo_toml = path.with_file_name("Cargo.toml");
+    assert_eq!(std::fs::read_to_string(&cargo_toml).unwrap(), CARGO_TOML);
 
     let drift = harness_codegen(&["import", "stdio", "--tools", "pinned"], &path);
     assert!(!drift.status.success());
@@ -89,6 +103,32 @@ fn import_dry_runs_and_fails_on_drift() {
         text(&drift.stderr)
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert!(
+        text(&drift.stdout).contains("Cargo.toml left as it was while the import needs attention: the manifest needs harness-runtime feature `gateway`\n"),
+        "{}",
+        text(&drift.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&cargo_toml).unwrap(),
+        CARGO_TOML,
+        "a failed import writes nothing"
+    );
+
+    // An import that writes turns the feature on, keeping the rest of Cargo.toml.
+    let added = harness_codegen(&["import", "stdio", "--tools", "echo"], &path);
+    assert!(added.status.success(), "{}", text(&added.stderr));
+    assert!(
+        text(&added.stdout).contains("Cargo.toml: harness-runtime feature `gateway` on\n"),
+        "{}",
+        text(&added.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&cargo_toml).unwrap(),
+        CARGO_TOML.replace(
+            "harness-runtime = \"0.1\"",
+            "harness-runtime = { version = \"0.1\", features = [\"gateway\"] }"
+        )
+    );
 }
 
 /// `check` says how many tools a good manifest serves and where their bodies live, and a bad one fails with its error

@@ -107,3 +107,45 @@ pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    /// What a tool body's own reqwest client gets in a server built with a feature that links
+    /// reqwest: Cargo unifies the body's reqwest with the runtime's, which has no provider of
+    /// its own, so the client cannot be built until the runtime installs ring (as `serve`,
+    /// `call` and `embed::router` do first), and then it can. Runs again in a child process of
+    /// this test binary, where no other test installed a provider yet.
+    #[test]
+    fn a_body_client_works_once_the_runtime_installed_its_provider() {
+        const CHILD: &str = "HARNESS_TEST_FRESH_PROCESS";
+        const NAME: &str =
+            "http_client::tests::a_body_client_works_once_the_runtime_installed_its_provider";
+        if std::env::var_os(CHILD).is_none() {
+            let output = Command::new(std::env::current_exe().expect("the test binary"))
+                .args([NAME, "--exact", "--test-threads=1", "--nocapture"])
+                .env(CHILD, "1")
+                .output()
+                .expect("the test binary runs again");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success() && stdout.contains("test result: ok. 1 passed"),
+                "{stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            return;
+        }
+        assert!(rustls::crypto::CryptoProvider::get_default().is_none());
+        // The oracle: without a provider, reqwest refuses (or panics) to build a client.
+        let before = std::panic::catch_unwind(|| reqwest::Client::builder().build().is_ok());
+        assert!(
+            !matches!(before, Ok(true)),
+            "reqwest built a TLS client with no provider: this build gives it one of its own"
+        );
+        super::install_default_provider();
+        reqwest::Client::builder()
+            .build()
+            .expect("a client built outside the runtime, once ring is installed");
+    }
+}

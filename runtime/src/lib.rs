@@ -86,21 +86,21 @@ macro_rules! include_generated {
     };
 }
 
-/// Generated code calls this when the manifest puts a rate limit on Redis: without the
-/// `redis` feature the build stops here, saying how to turn it on.
+/// Generated code calls this when the manifest keeps a rate limit or idempotency keys on
+/// Redis: without the `redis` feature the build stops here, saying how to turn it on.
 #[cfg(not(feature = "redis"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __require_redis_feature {
     () => {
         ::core::compile_error!(
-            "harness.toml puts a rate limit on Redis (backend = \"redis\"): enable harness-runtime's `redis` feature, e.g. harness-runtime = { version = \"0.1\", features = [\"redis\"] }"
+            "harness.toml keeps a rate limit or idempotency keys on Redis (backend = \"redis\"): enable harness-runtime's `redis` feature, e.g. harness-runtime = { version = \"0.1\", features = [\"redis\"] }"
         );
     };
 }
 
-/// Generated code calls this when the manifest puts a rate limit on Redis; the `redis`
-/// feature is on, so there is nothing to check.
+/// Generated code calls this when the manifest keeps a rate limit or idempotency keys on
+/// Redis; the `redis` feature is on, so there is nothing to check.
 #[cfg(feature = "redis")]
 #[doc(hidden)]
 #[macro_export]

@@ -9,8 +9,9 @@
 //! live definition as a manifest entry and its table), `edit` (the `toml_edit` document),
 //! `schema_file` (a tool kept in a schema file, added or checked), `staging` (schema files
 //! checked before they are written), `diff` (what drifted, what would change), `plan` (the
-//! import, writing nothing), `report` and `error`. This file reads and writes the manifest
-//! and the schema files.
+//! import, writing nothing), `cargo_features` (the runtime features the package needs, added
+//! to its Cargo.toml), `report` and `error`. This file reads and writes the manifest and the
+//! schema files.
 //!
 //! The manifest keeps everything the user wrote: new tools are appended after the last
 //! `[[tools]]` entry; a tool already pinned is never rewritten, only compared with its live
@@ -20,6 +21,7 @@
 //! joins with its schema file, the whole result before anything is written, and the result
 //! again from disk after writing.
 
+mod cargo_features;
 mod diff;
 mod edit;
 mod entry;
@@ -35,6 +37,7 @@ mod spec;
 mod staging;
 mod translate;
 
+pub use self::cargo_features::CargoFeatures;
 pub use self::error::ImportError;
 pub use self::poisoning::{DescriptionAudit, HiddenCounts, INSTRUCTION_PATTERNS, Removed};
 pub use self::report::{ImportReport, Outcome, SchemaFileChange, ToolReport};
@@ -132,12 +135,10 @@ fn finish(
     let manifest_changed = planned.source != manifest.source;
     let staged = planned.staging.files();
     let invalid = |what| move |errors: String| ImportError::Invalid { what, errors };
-    if manifest_changed || !staged.is_empty() {
-        planned
-            .staging
-            .load(&planned.source, &manifest.name, &manifest.base_dir)
-            .map_err(invalid("would write"))?;
-    }
+    let model = planned
+        .staging
+        .load(&planned.source, &manifest.name, &manifest.base_dir)
+        .map_err(invalid("would write"))?;
     let write = !request.dry_run && (manifest_changed || !staged.is_empty());
     if write {
         let files = planned.staging.write(&manifest.base_dir)?;
@@ -153,6 +154,18 @@ fn finish(
         crate::builder::load(&reread.source, &reread.name, &reread.base_dir)
             .map_err(|errors| invalid("wrote")(errors.render_plain()))?;
     }
+    // The package's Cargo.toml is planned here and written last, only by an import that
+    // succeeds: one that fails leaves every file as it was.
+    let features = model.runtime_features();
+    let cargo_toml = |dry_run| {
+        cargo_features::ensure(&manifest.base_dir, &features, dry_run).map_err(|source| {
+            ImportError::Write {
+                path: manifest.base_dir.join("Cargo.toml"),
+                source,
+            }
+        })
+    };
+    let cargo_features = cargo_toml(true)?;
     let schema_files = staged
         .iter()
         .map(|staged| SchemaFileChange {
@@ -169,7 +182,7 @@ fn finish(
             written: write,
         })
         .collect();
-    Ok(ImportReport {
+    let mut report = ImportReport {
         upstream: request.upstream.clone(),
         manifest: manifest.name.clone(),
         offered: live.len(),
@@ -182,7 +195,15 @@ fn finish(
         ),
         written: write && manifest_changed,
         schema_files,
+        cargo_features,
         dry_run: request.dry_run,
         asked_for_tools: request.tools.is_some(),
-    })
+    };
+    if !request.dry_run
+        && !report.needs_attention()
+        && matches!(report.cargo_features, Some(CargoFeatures::Added { .. }))
+    {
+        report.cargo_features = cargo_toml(false)?;
+    }
+    Ok(report)
 }

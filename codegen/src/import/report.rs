@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::import::cargo_features::CargoFeatures;
 use crate::import::poisoning::DescriptionAudit;
 
 /// The outcome of one `harness-codegen import`.
@@ -23,6 +24,9 @@ pub struct ImportReport {
     /// The schema files beside the manifest that import wrote (or, with `--dry-run`, would
     /// write).
     pub schema_files: Vec<SchemaFileChange>,
+    /// The harness-runtime features added to the package's Cargo.toml (or, with `--dry-run`,
+    /// that would be), when the manifest needs any.
+    pub cargo_features: Option<CargoFeatures>,
     /// Whether this was a dry run.
     pub dry_run: bool,
     /// Whether the tools were chosen with `--tools` (then a tool left out needs attention).
@@ -125,6 +129,23 @@ pub enum Outcome {
 }
 
 impl ImportReport {
+    /// The features the user must turn on by hand, and why import could not.
+    fn write_cargo_features_by_hand(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(CargoFeatures::ByHand { features, reason }) = &self.cargo_features {
+            writeln!(
+                f,
+                "note: the manifest needs harness-runtime feature {} ({reason}): add `features = [{}]` to harness-runtime in your Cargo.toml",
+                quoted(features),
+                features
+                    .iter()
+                    .map(|feature| format!("{feature:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        }
+        Ok(())
+    }
+
     /// Whether the user must act: a drift not accepted, a pinned tool gone, a schema file
     /// import will not overwrite, or a tool asked for with `--tools` that was not imported. The command then exits with failure.
     pub fn needs_attention(&self) -> bool {
@@ -340,7 +361,15 @@ impl fmt::Display for ImportReport {
                 )?;
                 f.write_str(&change.diff)?;
             }
-            return Ok(());
+            if let Some(CargoFeatures::Added { file, diff, .. }) = &self.cargo_features {
+                writeln!(
+                    f,
+                    "dry run: {} would change as follows (nothing written):",
+                    file.display()
+                )?;
+                f.write_str(diff)?;
+            }
+            return self.write_cargo_features_by_hand(f);
         }
         for change in self.schema_files.iter().filter(|change| change.written) {
             writeln!(f, "wrote {}", change.file)?;
@@ -350,6 +379,44 @@ impl fmt::Display for ImportReport {
         } else {
             writeln!(f, "{} unchanged", self.manifest)?;
         }
-        Ok(())
+        match &self.cargo_features {
+            Some(CargoFeatures::Added {
+                file,
+                features,
+                written: true,
+                ..
+            }) => writeln!(
+                f,
+                "wrote {}: harness-runtime feature {} on",
+                file.display(),
+                quoted(features)
+            )?,
+            Some(CargoFeatures::Added {
+                file,
+                features,
+                written: false,
+                ..
+            }) => writeln!(
+                f,
+                "{} left as it was while the import needs attention: the manifest needs harness-runtime feature {}",
+                file.display(),
+                quoted(features)
+            )?,
+            _ => {}
+        }
+        self.write_cargo_features_by_hand(f)
+    }
+}
+
+/// `gateway`, or `gateway` and `oauth`.
+fn quoted(features: &[String]) -> String {
+    let quoted: Vec<String> = features
+        .iter()
+        .map(|feature| format!("`{feature}`"))
+        .collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }

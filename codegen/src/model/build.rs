@@ -52,14 +52,27 @@ pub struct Model {
 }
 
 impl Model {
-    /// Whether any tool keeps its rate limit or its idempotency keys in Redis (the runtime
-    /// then needs its `redis` feature).
-    pub fn uses_redis_rate_limits(&self) -> bool {
+    /// Whether any tool keeps its rate-limit windows or its idempotency keys in Redis.
+    pub fn uses_redis(&self) -> bool {
         self.tools.iter().any(|tool| {
             let limit = tool.guards.rate_limit.map(|limit| limit.backend);
             let keys = tool.write.idempotency.as_ref().map(|keys| keys.backend);
             [limit, keys].contains(&Some(RateLimitBackend::Redis))
         })
+    }
+
+    /// The harness-runtime features this manifest needs, in a fixed order: `gateway` for
+    /// `[[upstreams]]`, `oauth` for `[auth]`, `redis` for state kept in Redis. Generated code
+    /// stops the build naming a missing one; `import` writes them into Cargo.toml.
+    pub fn runtime_features(&self) -> Vec<&'static str> {
+        [
+            (!self.upstreams.is_empty(), "gateway"),
+            (self.auth.is_some(), "oauth"),
+            (self.uses_redis(), "redis"),
+        ]
+        .into_iter()
+        .filter_map(|(needed, feature)| needed.then_some(feature))
+        .collect()
     }
 }
 

@@ -2,7 +2,7 @@
 //! spelled out as a literal so a policy change is a one-line diff in review.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use crate::emit::rust::guards::guard_spec;
 use crate::emit::rust::tokens::{contract_enum, int, opt, opt_str, opt_u64, raw_string, rt};
@@ -46,20 +46,13 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let catalog = crate::emit::rust::catalog::catalog_spec(model);
     let request_state_key_env = opt_str(server.request_state_key_env.as_ref());
     let max_in_flight = opt(server.max_in_flight.map(int));
-    // Without the runtime feature a manifest needs, the build stops with how to turn it on.
-    let require_redis = model
-        .uses_redis_rate_limits()
-        .then(|| quote!(#rt::require_redis_feature!();));
-    let require_gateway =
-        (!model.upstreams.is_empty()).then(|| quote!(#rt::require_gateway_feature!();));
-    let require_oauth = model
-        .auth
-        .is_some()
-        .then(|| quote!(#rt::require_oauth_feature!();));
+    // Without a runtime feature the manifest needs, the build stops saying how to turn it on.
+    let require_features = model.runtime_features().into_iter().map(|feature| {
+        let require = format_ident!("require_{feature}_feature");
+        quote!(#rt::#require!();)
+    });
     quote! {
-        #require_redis
-        #require_gateway
-        #require_oauth
+        #(#require_features)*
         /// `[server]`, `[transport]`, `[audit]` and `[rate_limit_store]` of the manifest.
         pub const SERVER: #rt::ServerSpec = #rt::ServerSpec {
             name: #name,
