@@ -359,9 +359,9 @@ pub fn documented_variants(source: &str, enum_name: &str) -> Vec<(String, String
 }
 
 /// `docs/src/reference/errors.md`: every error code a client can read, the refusal table's
-/// rows, and every audit outcome. `sources` are the texts of runtime/src/pipeline/envelope.rs,
-/// runtime/src/upstream/reply.rs and contract/src/audit.rs.
-pub fn errors_page(envelope_rs: &str, upstream_reply_rs: &str, audit_rs: &str) -> String {
+/// rows, and every audit outcome, from the texts of runtime/src/pipeline/envelope.rs and
+/// contract/src/audit.rs.
+pub fn errors_page(envelope_rs: &str, audit_rs: &str) -> String {
     use harness_runtime::pipeline::refusal_table;
     let mut out = format!(
         "{GENERATED}\n\n# Error codes and audit outcomes\n\nWhat a refused or failed call \
@@ -390,14 +390,6 @@ pub fn errors_page(envelope_rs: &str, upstream_reply_rs: &str, audit_rs: &str) -
          an envelope, as their descriptions say.\n\n| `error_code` | meaning |\n|---|---|\n",
     );
     for (code, doc) in documented_constants(envelope_rs) {
-        writeln!(out, "| `{code}` | {} |", cell(&doc)).expect("a string");
-    }
-    out.push_str(
-        "\n## The gateway's codes\n\nWhat a call to an upstream can end with \
-         (`harness_runtime::upstream::codes`; see [the gateway](../guides/gateway.md)).\n\n\
-         | `error_code` | meaning |\n|---|---|\n",
-    );
-    for (code, doc) in documented_constants(upstream_reply_rs) {
         writeln!(out, "| `{code}` | {} |", cell(&doc)).expect("a string");
     }
     out.push_str(

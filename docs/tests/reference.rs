@@ -58,7 +58,6 @@ fn the_error_reference_is_generated_from_the_refusal_table() {
     let root = repository();
     let page = reference::errors_page(
         &read(&root.join("runtime/src/pipeline/envelope.rs")),
-        &read(&root.join("runtime/src/upstream/reply.rs")),
         &read(&root.join("contract/src/audit.rs")),
     );
     ensure("errors.md", &page);

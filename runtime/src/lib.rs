@@ -13,8 +13,13 @@
 //! - [`spec`]: the manifest as `static` descriptions (server, transport, tools, guards, bundle);
 //!   [`GeneratedServer`] is the trait the generated `Harness` implements.
 //! - [`validate`]: the strict argument validators' building blocks ([`validate::FromArguments`]).
-//! - [`Pipeline`]: the order of one call (rate limit, validation, execution, output guards,
-//!   envelope, audit); a [`Call`] is one `tools/call` as it reaches the pipeline.
+//! - [`Pipeline`]: the state a server shares between requests, and the order of one
+//!   `tools/call` (rate limit, validation, execution, output guards, envelope, audit); a
+//!   [`Call`] is one `tools/call` as it reaches it. Its two other parts are borrowed from it:
+//!   [`Pipeline::catalog`] ([`catalog::Catalog`]: the lists, `resources/read`, `prompts/get`,
+//!   `completion/complete`) and [`Pipeline::subscriptions`]
+//!   ([`subscriptions::Subscriptions`]: listen streams, session subscriptions, and
+//!   `resource_updated` for an application to publish a change).
 //!
 //! # The parts, for servers built by hand and for tests
 //! - [`guards`]: each output guard as a function (tag strip, secret redaction, line and char
@@ -26,8 +31,9 @@
 //! - [`transport`]: stdio, streamable HTTP and legacy SSE serving, the limits every HTTP
 //!   connection is held to ([`transport::HttpLimits`]), the stateless fast path and the
 //!   duplicate-key check on raw messages.
-//! - [`pipeline::codes`]: the error codes the harness itself answers with;
-//!   `upstream::codes`: the gateway's.
+//! - [`pipeline::codes`]: the error codes the harness itself answers with, the gateway's
+//!   included; [`pipeline::refusal_table`] says when each is answered, with which audit
+//!   outcome.
 //! - `upstream` (the `gateway` feature): the gateway (`upstream::Upstreams`): tools served
 //!   by existing MCP servers, pinned, supervised and guarded.
 //!
@@ -59,6 +65,7 @@ pub mod notify;
 pub mod pipeline;
 mod server;
 pub mod spec;
+pub mod subscriptions;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod trace;

@@ -3,6 +3,7 @@
 //! arguments the manifest lists under `complete`; at most 100 (the specification's cap),
 //! each through the tag strip and redaction; audited.
 
+use crate::catalog::part::Catalog;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, ErrorData, Reference};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
@@ -12,8 +13,7 @@ use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::guards::{redact, strip};
-use crate::pipeline::Pipeline;
-use crate::pipeline::bounded::{body_error, run_guarded};
+use crate::pipeline::bounded::{AskedFor, BodyRun, body_error, run_bounded};
 use crate::pipeline::refusal::Refusal;
 
 const COMPLETE: &str = "completion/complete";
@@ -48,7 +48,7 @@ fn result_of(matching: Vec<String>) -> CompleteResult {
     CompleteResult::new(info)
 }
 
-impl Pipeline {
+impl Catalog<'_> {
     /// `completion/complete` (`context`: the request's, for its caller): an unknown prompt or
     /// template is refused with -32602.
     pub fn complete(
@@ -160,12 +160,15 @@ impl Pipeline {
         let name: &'static str = "completion/complete";
         let ctx = CallContext::new(name, trace_id.to_owned(), cancellation.clone());
         let (argument, value) = (request.argument.name.clone(), typed.clone());
-        let ended = run_guarded(
+        let ended = run_bounded(
             async move { body(argument, value, ctx).await },
-            guards,
-            cancellation,
-            ("completion", target),
-            trace_id,
+            BodyRun {
+                kind: "completion",
+                name: target,
+                guards,
+                cancellation,
+                trace_id,
+            },
         )
         .await;
         let suggested = match ended {
@@ -176,7 +179,10 @@ impl Pipeline {
                     &error,
                     guards,
                     trace_id,
-                    ("ref", target),
+                    AskedFor {
+                        field: "ref",
+                        value: target,
+                    },
                     rmcp::model::ErrorCode::INVALID_PARAMS,
                 ));
             }

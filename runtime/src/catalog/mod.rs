@@ -1,20 +1,20 @@
-//! Everything a server offers besides tools: resources, resource templates and prompts, with
-//! completion for their arguments and the caching hints on every list. Reads pass the same
-//! output guards as tool results, every argument is validated strictly, and every request is
-//! audited (see [`crate::audit`]: these records carry a `method`).
+//! The catalog: what a server lists (tools, resources, resource templates, prompts, each
+//! list with its caching hints), and resource reads, prompt gets and argument completion.
+//! Reads pass the same output guards as tool results, every argument is validated strictly,
+//! and every request is audited (see [`crate::audit`]: these records carry a `method`).
+//! [`Catalog`] is this part of a server, borrowed from [`Pipeline::catalog`].
 
 pub(crate) mod completion;
+mod part;
 pub(crate) mod prompt_body;
 pub(crate) mod prompts;
 pub(crate) mod record;
 pub(crate) mod resources;
-pub(crate) mod subscriptions;
-pub(crate) mod updates;
 pub(crate) mod uri_template;
 
+pub use self::part::Catalog;
 pub use self::prompt_body::PromptMessages;
 pub use self::resources::{Resolved, ResourceBody, TemplateRead};
-pub use self::subscriptions::NotSubscribable;
 pub use crate::spec::catalog::{
     CacheSpec, CatalogSpec, MessageSpec, PromptSpec, PromptValidator, ResourceContent,
     ResourceSpec, RoleSpec, TemplateSpec, VariableKind,
@@ -34,7 +34,7 @@ pub fn validate_prompt<A: crate::validate::FromArguments + serde::Serialize>(
     }
 }
 
-impl crate::pipeline::Pipeline {
+impl Catalog<'_> {
     /// `tools/list`: `tools` with the caching hints every list carries.
     pub fn list_tools(&self, tools: &[rmcp::model::Tool]) -> rmcp::model::ListToolsResult {
         let cache = self.server().catalog.cache;

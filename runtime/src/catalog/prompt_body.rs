@@ -5,6 +5,7 @@
 //! sealed for `prompts/get` of this prompt and these arguments), its messages through the
 //! output guards, every get audited.
 
+use crate::catalog::part::Catalog;
 use rmcp::model::{ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -17,8 +18,7 @@ use crate::content::{Block, Content};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::input::state::Target;
-use crate::pipeline::Pipeline;
-use crate::pipeline::bounded::{body_error, run_guarded};
+use crate::pipeline::bounded::{AskedFor, BodyRun, body_error, run_bounded};
 use crate::pipeline::call::CallInput;
 use crate::pipeline::envelope::codes;
 use crate::pipeline::refusal::Refusal;
@@ -67,7 +67,7 @@ impl PromptMessages {
     }
 }
 
-impl Pipeline {
+impl Catalog<'_> {
     /// `prompts/get` of a prompt with a body: the generated dispatcher hands `body` (the
     /// prompt's body trait method). An unknown name or arguments that fail validation are
     /// refused with -32602 before the body runs; a body that asked the client ends with the
@@ -98,7 +98,14 @@ impl Pipeline {
             self.audit_request(GET, name, &raw, &began, finished);
         };
         let refuse = |refusal| {
-            let (error, outcome, code) = refusal_error(refusal, trace_id, Some(("name", name)));
+            let (error, outcome, code) = refusal_error(
+                refusal,
+                trace_id,
+                Some(AskedFor {
+                    field: "name",
+                    value: name,
+                }),
+            );
             audit(&Finished {
                 outcome,
                 error_code: Some(code),
@@ -121,7 +128,7 @@ impl Pipeline {
             capabilities: context.client_capabilities(),
         };
         let guards = &catalog.guards;
-        let session = match self.open_input(
+        let session = match self.pipeline.open_input(
             target,
             args_sha256(&raw),
             &input,
@@ -134,19 +141,22 @@ impl Pipeline {
         };
         let ctx = CallContext::new(spec.name, trace_id.to_owned(), context.ct.clone())
             .with_input(Some(session.clone()));
-        let ended = run_guarded(
+        let ended = run_bounded(
             async move { body(arguments, ctx).await },
-            guards,
-            &context.ct,
-            ("prompt", spec.name),
-            trace_id,
+            BodyRun {
+                kind: "prompt",
+                name: spec.name,
+                guards,
+                cancellation: &context.ct,
+                trace_id,
+            },
         )
         .await;
         let rendered = match ended {
             Err(refusal) => return refuse(refusal),
             Ok(Ok(rendered)) => rendered,
             Ok(Err(error)) => {
-                return match self.input_reply(target, &session, &error) {
+                return match self.pipeline.input_reply(target, &session, &error) {
                     Some(Ok(input_required)) => {
                         audit(&Finished {
                             outcome: harness_contract::HarnessOutcome::InputRequired.as_str(),
@@ -167,7 +177,10 @@ impl Pipeline {
                             &error,
                             guards,
                             trace_id,
-                            ("name", name),
+                            AskedFor {
+                                field: "name",
+                                value: name,
+                            },
                             ErrorCode::INVALID_PARAMS,
                         ))
                     }

@@ -2,6 +2,8 @@
 //! `{argument}` placeholders filled with the validated values, every message through the
 //! output guards (one char budget across the prompt), every get audited.
 
+use crate::catalog::part::Catalog;
+use crate::pipeline::bounded::AskedFor;
 use rmcp::model::{
     ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
     PromptMessage, Role,
@@ -13,7 +15,6 @@ use crate::auth::Caller;
 use crate::catalog::record::{Began, Finished, refusal_error};
 use crate::content::guard::{ContentRefusal, guard_each};
 use crate::content::{Binary, Block};
-use crate::pipeline::Pipeline;
 use crate::pipeline::refusal::Refusal;
 use crate::spec::GuardSpec;
 use crate::spec::catalog::{MessageSpec, RoleSpec};
@@ -59,7 +60,7 @@ fn role(role: RoleSpec) -> Role {
     }
 }
 
-impl Pipeline {
+impl Catalog<'_> {
     /// `prompts/list`.
     pub fn list_prompts(&self) -> ListPromptsResult {
         let catalog = &self.server().catalog;
@@ -105,7 +106,14 @@ impl Pipeline {
         let name = request.name.as_str();
         let raw = Value::Object(request.arguments.clone().unwrap_or_default());
         let refuse = |refusal, args: &Value| {
-            let (error, outcome, code) = refusal_error(refusal, trace_id, Some(("name", name)));
+            let (error, outcome, code) = refusal_error(
+                refusal,
+                trace_id,
+                Some(AskedFor {
+                    field: "name",
+                    value: name,
+                }),
+            );
             self.audit_request(
                 GET,
                 name,

@@ -2,6 +2,8 @@
 //! completion/complete), and the JSON-RPC error such a request gets when refused: requests
 //! without `isError` carry the envelope's fields in `error.data`.
 
+use crate::catalog::part::Catalog;
+use crate::pipeline::bounded::AskedFor;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -12,7 +14,6 @@ use crate::audit::{AuditRecord, args_sha256};
 use crate::auth::Caller;
 use crate::error::ToolError;
 use crate::guards::{redact, strip};
-use crate::pipeline::Pipeline;
 use crate::pipeline::envelope::codes;
 use crate::pipeline::refusal::{Refusal, Reply};
 use crate::trace::trace_id_for;
@@ -63,7 +64,7 @@ impl<'a> Finished<'a> {
     }
 }
 
-impl Pipeline {
+impl Catalog<'_> {
     /// Logs and audits one catalog request: `method` (such as `resources/read`) on `target`
     /// (the URI or prompt name, sanitized and cut like an unknown tool's name).
     pub(crate) fn audit_request(
@@ -88,7 +89,7 @@ impl Pipeline {
                 .map(|caller| caller.subject.as_str()),
             "request"
         );
-        if let Some(audit) = self.audit() {
+        if let Some(audit) = self.pipeline.audit() {
             let record = AuditRecord {
                 method: Some(method),
                 tool: &target,
@@ -110,11 +111,11 @@ impl Pipeline {
 }
 
 /// A refusal as a JSON-RPC error: the refusal table's code and message, the envelope's fields
-/// in `data` (plus `extra`, such as the unknown `uri`), and the code's audit outcome.
+/// in `data` (plus what was asked for, such as the unknown `uri`), and the code's audit outcome.
 pub(crate) fn refusal_error(
     refusal: Refusal,
     trace_id: &str,
-    extra: Option<(&str, &str)>,
+    asked: Option<AskedFor<'_>>,
 ) -> (ErrorData, &'static str, &'static str) {
     let row = refusal.row();
     let code = match row.reply {
@@ -130,8 +131,8 @@ pub(crate) fn refusal_error(
         "message": message,
         "trace_id": trace_id,
     });
-    if let Some((key, value)) = extra {
-        data[key] = Value::String(value.to_owned());
+    if let Some(asked) = asked {
+        data[asked.field] = Value::String(asked.value.to_owned());
     }
     (
         ErrorData::new(code, message, Some(data)),

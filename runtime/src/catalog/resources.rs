@@ -3,6 +3,7 @@
 //! guards, every read audited, an unknown URI answered with the specification's not-found
 //! error carrying the URI.
 
+use crate::catalog::part::Catalog;
 use rmcp::model::{
     ContentBlock, ErrorData, ListResourceTemplatesResult, ListResourcesResult,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -18,11 +19,9 @@ use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
 use crate::context::CallContext;
 use crate::error::ToolError;
-use crate::pipeline::Pipeline;
-use crate::pipeline::bounded::{body_error, run_guarded};
+use crate::pipeline::bounded::{AskedFor, BodyRun, body_error, run_bounded};
 use crate::pipeline::refusal::Refusal;
 use crate::spec::catalog::{ResourceContent, TemplateSpec, VariableKind};
-use crate::trace::trace_id_for;
 use crate::validate::{FromArguments, JsonObject};
 
 const READ: &str = "resources/read";
@@ -38,7 +37,7 @@ pub enum ResourceBody {
 }
 
 /// A `resources/read` whose URI matched a template: the generated dispatcher picks the body by
-/// [`TemplateRead::template`] and hands the read to [`Pipeline::read_template`].
+/// [`TemplateRead::template`] and hands the read to [`Catalog::read_template`].
 #[derive(Debug)]
 pub struct TemplateRead {
     index: usize,
@@ -84,7 +83,7 @@ fn typed(value: String, kind: VariableKind) -> Value {
     parsed.unwrap_or(Value::String(value))
 }
 
-impl Pipeline {
+impl Catalog<'_> {
     /// `resources/list`.
     pub fn list_resources(&self) -> ListResourcesResult {
         let catalog = &self.server().catalog;
@@ -126,27 +125,6 @@ impl Pipeline {
         ListResourceTemplatesResult::with_all_items(templates)
             .with_ttl_ms(catalog.cache.ttl_ms)
             .with_cache_scope(catalog.cache.scope())
-    }
-
-    /// Whether `uri` names a resource clients may subscribe to (`resources/subscribe`); the
-    /// JSON-RPC error for any other URI.
-    pub fn check_subscription(&self, uri: &str) -> Result<(), ErrorData> {
-        let subscribable = self
-            .server()
-            .catalog
-            .resources
-            .iter()
-            .any(|resource| resource.uri == uri && resource.subscribe);
-        if subscribable {
-            return Ok(());
-        }
-        let trace_id = trace_id_for(None);
-        let (error, _, _) = refusal_error(
-            Refusal::UnknownResource(uri.to_owned()),
-            &trace_id,
-            Some(("uri", uri)),
-        );
-        Err(error)
     }
 
     /// Resolves a `resources/read`: a static resource is answered here; a URI a template
@@ -206,7 +184,10 @@ impl Pipeline {
         let (error, outcome, code) = refusal_error(
             Refusal::UnknownResource(uri.to_owned()),
             &began.trace_id,
-            Some(("uri", uri)),
+            Some(AskedFor {
+                field: "uri",
+                value: uri,
+            }),
         );
         let finished = Finished {
             outcome,
@@ -240,7 +221,14 @@ impl Pipeline {
         let args = json!({ "uri": uri });
         let spec = &self.server().catalog.templates[index];
         let refuse = |refusal: Refusal| {
-            let (error, outcome, code) = refusal_error(refusal, trace_id, Some(("uri", &uri)));
+            let (error, outcome, code) = refusal_error(
+                refusal,
+                trace_id,
+                Some(AskedFor {
+                    field: "uri",
+                    value: &uri,
+                }),
+            );
             self.audit_request(
                 READ,
                 &uri,
@@ -260,12 +248,15 @@ impl Pipeline {
         let guards = &self.server().catalog.guards;
         let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone());
         let uri_for_body = uri.clone();
-        let ended = run_guarded(
+        let ended = run_bounded(
             async move { body(vars, uri_for_body, context).await },
-            guards,
-            &cancellation,
-            ("template", spec.name),
-            trace_id,
+            BodyRun {
+                kind: "template",
+                name: spec.name,
+                guards,
+                cancellation: &cancellation,
+                trace_id,
+            },
         )
         .await;
         let output = match ended {
@@ -276,7 +267,10 @@ impl Pipeline {
                     &error,
                     guards,
                     trace_id,
-                    ("uri", &uri),
+                    AskedFor {
+                        field: "uri",
+                        value: &uri,
+                    },
                     rmcp::model::ErrorCode::RESOURCE_NOT_FOUND,
                 ));
             }
@@ -325,8 +319,14 @@ impl Pipeline {
                 if let ContentRefusal::InvalidBase64(reason) = &refusal {
                     tracing::error!(trace_id, uri, %reason, "resource content carries base64 that does not decode");
                 }
-                let (error, outcome, code) =
-                    refusal_error(Refusal::Content(refusal), trace_id, Some(("uri", uri)));
+                let (error, outcome, code) = refusal_error(
+                    Refusal::Content(refusal),
+                    trace_id,
+                    Some(AskedFor {
+                        field: "uri",
+                        value: uri,
+                    }),
+                );
                 self.audit_request(
                     READ,
                     uri,

@@ -404,7 +404,7 @@ fn serve<S: GeneratedServer>(
         {
             options.upstreams = server.upstreams();
         }
-        options.draining = server.pipeline().subscriptions_closing();
+        options.draining = server.pipeline().subscriptions().closing();
         options
     });
     // The audit file exists before the first request can arrive: "never called" must leave

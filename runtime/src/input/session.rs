@@ -14,7 +14,7 @@ use crate::input::{
     Capability, ElicitAnswer, Elicitation, Form, FormAnswer, Root, Sampled, Sampling,
 };
 use crate::pipeline::envelope::codes;
-use crate::spec::RedactPattern;
+use crate::spec::{GuardSpec, RedactPattern};
 
 /// How this call reaches the client.
 #[derive(Debug)]
@@ -66,18 +66,18 @@ fn invalid_answer(key: &str, errors: &crate::validate::ArgErrors) -> ToolError {
 
 impl InputSession {
     /// `args_digest`: sha256 of the call's arguments as sent, which a sealed state is bound to;
-    /// `strip_tags` and `redact` clean a sampled reply as the tool's guards clean output.
+    /// a sampled reply is stripped and redacted as `guards` (the tool's) clean its output.
     pub(crate) fn new(
         channel: Channel,
         capabilities: Option<ClientCapabilities>,
-        (strip_tags, redact): (bool, Option<&'static [RedactPattern]>),
+        guards: &GuardSpec,
         args_digest: String,
     ) -> Self {
         Self {
             channel,
             capabilities,
-            strip_tags,
-            redact,
+            strip_tags: guards.strip_xml,
+            redact: crate::guards::redact::policy(guards),
             missing: Mutex::new(None),
             args_digest,
             sealed_instead: Mutex::new(None),

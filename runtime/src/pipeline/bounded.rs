@@ -18,20 +18,49 @@ use crate::pipeline::panic_capture;
 use crate::pipeline::refusal::Refusal;
 use crate::spec::GuardSpec;
 
-/// Runs `body` under `guards`' timeout until it ends or `cancellation` fires; a timeout, a
-/// cancellation or a panic (logged as `{kind} body panicked` with `name`, such as
-/// `("prompt", name)`; `caught` is `guards.catch_unhandled`) is the refusal. Callers pass
-/// `async move { body(..).await }`, so a panic while a body builds its future is caught too.
-pub(crate) async fn run_guarded<T, Fut>(
+/// One body about to run: which (for the log), under which guards, until which cancellation.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BodyRun<'a> {
+    /// What kind of body: `tool`, `template`, `prompt` or `completion`.
+    pub(crate) kind: &'static str,
+    /// The tool's, template's or prompt's name, or the completion's target.
+    pub(crate) name: &'a str,
+    /// Its guards: the timeout, and whether a panic is caught (`catch_unhandled`).
+    pub(crate) guards: &'a GuardSpec,
+    /// The client's cancellation of the request.
+    pub(crate) cancellation: &'a CancellationToken,
+    /// The request's trace id.
+    pub(crate) trace_id: &'a str,
+}
+
+/// What a catalog request asked for, as its error's `data` names it: `uri`, `name` or `ref`,
+/// and its value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AskedFor<'a> {
+    /// The key in `error.data`.
+    pub(crate) field: &'static str,
+    /// What the request named.
+    pub(crate) value: &'a str,
+}
+
+/// Runs `body` under its guards' timeout until it ends or the request is cancelled; a
+/// timeout, a cancellation or a panic (logged as `{kind} body panicked` with the name) is the
+/// refusal. Callers pass `async move { body(..).await }`, so a panic while a body builds its
+/// future is caught too.
+pub(crate) async fn run_bounded<T, Fut>(
     body: Fut,
-    guards: &GuardSpec,
-    cancellation: &CancellationToken,
-    (kind, name): (&str, &str),
-    trace_id: &str,
+    run: BodyRun<'_>,
 ) -> Result<Result<T, ToolError>, Refusal>
 where
     Fut: Future<Output = Result<T, ToolError>>,
 {
+    let BodyRun {
+        kind,
+        name,
+        guards,
+        cancellation,
+        trace_id,
+    } = run;
     let guarded = AssertUnwindSafe(panic_capture::in_body(body)).catch_unwind();
     let timed = async {
         match guards.timeout_ms {
@@ -64,13 +93,13 @@ where
 }
 
 /// A body's own error as a JSON-RPC error: the message through the strip and redaction,
-/// the envelope's fields and `extra` (the URI or prompt name) in `data`. `not_found` is the
+/// the envelope's fields and what was asked for in `data`. `not_found` is the
 /// JSON-RPC code for a body that says what was asked for does not exist.
 pub(crate) fn body_error(
     error: &ToolError,
     guards: &GuardSpec,
     trace_id: &str,
-    (key, value): (&str, &str),
+    asked: AskedFor<'_>,
     not_found: ErrorCode,
 ) -> ErrorData {
     let stripped = crate::guards::strip::sanitize(error.message(), true);
@@ -86,7 +115,7 @@ pub(crate) fn body_error(
         "message": message,
         "trace_id": trace_id,
     });
-    data[key] = value.into();
+    data[asked.field] = asked.value.into();
     let code = match error.outcome() {
         "not_found" => not_found,
         "invalid_arguments" => ErrorCode::INVALID_PARAMS,

@@ -17,7 +17,7 @@ use crate::guards::schema_cap;
 use crate::pipeline::outcome::Outcome;
 use crate::pipeline::refusal::Refusal;
 use crate::pipeline::result::{json_result, with_meta};
-use crate::spec::{GuardSpec, OutputSpec, OutputValidator};
+use crate::spec::{OutputSpec, OutputValidator, ToolSpec};
 
 /// A tool's declared result as the pipeline uses it: the outputSchema, parsed once, and the
 /// generated validator.
@@ -39,16 +39,17 @@ impl Declared {
         }
     }
 
-    /// The reply for a guarded result: capped within the schema, then checked against it.
-    /// `call` is the tool's name and the trace id.
+    /// The reply for a result of tool `spec`, through its guards: capped within the schema,
+    /// then checked against it.
     pub(crate) fn finish(
         &self,
-        guards: &GuardSpec,
+        spec: &ToolSpec,
         mut value: Value,
         redacted: &Redactions,
-        (tool, trace_id): (&str, &str),
+        trace_id: &str,
         args: Value,
     ) -> Outcome {
+        let (guards, tool) = (&spec.guards, spec.name);
         let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
         let cut = match guards.max_chars {
             Some(max) => match schema_cap::cap_declared(&mut value, &self.schema, max) {

@@ -26,6 +26,15 @@ pub mod codes {
     pub const RATE_LIMIT_STORE_UNAVAILABLE: &str = "RateLimitStoreUnavailable";
     /// The body ran past the tool's timeout.
     pub const TIMEOUT: &str = "ToolTimeoutError";
+    /// The gateway's upstream is not connected (not started yet, exited, or unreachable).
+    pub const UPSTREAM_UNAVAILABLE: &str = "UpstreamUnavailable";
+    /// The gateway's upstream did not answer within its `timeout_ms`.
+    pub const UPSTREAM_TIMEOUT: &str = "UpstreamTimeout";
+    /// The gateway's upstream answered with an error, or with something that is not a tool
+    /// result.
+    pub const UPSTREAM_ERROR: &str = "UpstreamError";
+    /// The upstream's definition of the tool is not the pinned one (`on_drift`).
+    pub const UPSTREAM_DRIFT: &str = "UpstreamDrift";
     /// The result was a table, refused by the tabular blockade.
     pub const TOKEN_STARVATION: &str = "TokenStarvationError";
     /// The result's binary content is over the tool's `max_bytes`, or a declared result is

@@ -15,31 +15,25 @@ use crate::content::Block;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::context::CallContext;
 use crate::error::ToolError;
-use crate::guards::concurrency::Slots;
 use crate::guards::redact::{self, Redactions};
 use crate::guards::tabular::{self, TabularAction};
 use crate::guards::{lines, rewrite_strings, strip};
 use crate::input::session::InputSession;
 use crate::notify::Notifier;
-use crate::pipeline::Pipeline;
-use crate::pipeline::bounded::run_guarded;
-use crate::pipeline::call::Call;
+use crate::pipeline::bounded::{BodyRun, run_bounded};
 use crate::pipeline::declared::Declared;
 use crate::pipeline::outcome::Outcome;
 use crate::pipeline::refusal::Refusal;
 use crate::pipeline::result::{self, Output, with_meta};
+use crate::pipeline::{Admitted, Pipeline};
 use crate::spec::{GuardSpec, ToolSpec};
 
 impl Pipeline {
-    /// Runs a validated call of `spec` (`args`, and as JSON for the audit), with its declared
-    /// result and its places for the body: how it ended, and whether the body ran (a call
-    /// refused before it never did).
+    /// Runs an admitted call: how it ended, and whether the body ran (a call refused before
+    /// it never did).
     pub(super) async fn execute<A, O, F, Fut>(
         &self,
-        (spec, declared, running): (&'static ToolSpec, Option<&Declared>, Option<&Slots>),
-        call: &Call,
-        trace_id: &str,
-        (args, args_json): (A, Value),
+        admitted: Admitted<'_, A>,
         body: F,
     ) -> (Outcome, bool)
     where
@@ -47,6 +41,14 @@ impl Pipeline {
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<O, ToolError>>,
     {
+        let Admitted {
+            tool,
+            call,
+            trace_id,
+            args,
+            args_json,
+        } = admitted;
+        let spec = tool.spec;
         let guards = &spec.guards;
         let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
         let input = match self.input_session(spec, call, guards) {
@@ -67,37 +69,32 @@ impl Pipeline {
         }
         // Taken once confirmed, so a question waiting on the user holds no place; given back
         // when this future ends or drops, however the body ended.
-        let _running = match running.map(|slots| (slots, slots.try_enter())) {
+        let _running = match tool
+            .running
+            .as_ref()
+            .map(|slots| (slots, slots.try_enter()))
+        {
             Some((slots, None)) => {
                 return (refused(Refusal::ToolBusy(slots.max()), args_json), false);
             }
             Some((_, place)) => place,
             None => None,
         };
-        let ran = self
-            .run_body(
-                spec,
-                declared,
-                call,
-                trace_id,
-                &input,
-                (args, args_json),
-                body,
-            )
-            .await;
-        (ran, true)
+        let admitted = Admitted {
+            tool,
+            call,
+            trace_id,
+            args,
+            args_json,
+        };
+        (self.run_body(admitted, &input, body).await, true)
     }
 
     /// The body and the guards over its output.
-    #[allow(clippy::too_many_arguments, reason = "one call's parts, each borrowed")]
     async fn run_body<A, O, F, Fut>(
         &self,
-        spec: &'static ToolSpec,
-        declared: Option<&Declared>,
-        call: &Call,
-        trace_id: &str,
+        admitted: Admitted<'_, A>,
         input: &Arc<InputSession>,
-        (args, args_json): (A, Value),
         body: F,
     ) -> Outcome
     where
@@ -105,6 +102,14 @@ impl Pipeline {
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<O, ToolError>>,
     {
+        let Admitted {
+            tool,
+            call,
+            trace_id,
+            args,
+            args_json,
+        } = admitted;
+        let (spec, declared) = (tool.spec, tool.declared.as_ref());
         let guards = &spec.guards;
         let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
         let cancellation = call.cancellation.clone();
@@ -114,12 +119,15 @@ impl Pipeline {
         let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone())
             .with_notifier(notifier)
             .with_input(Some(Arc::clone(input)));
-        let finished = run_guarded(
+        let finished = run_bounded(
             async move { body(args, context).await },
-            guards,
-            &cancellation,
-            ("tool", spec.name),
-            trace_id,
+            BodyRun {
+                kind: "tool",
+                name: spec.name,
+                guards,
+                cancellation: &cancellation,
+                trace_id,
+            },
         )
         .await;
         let name = spec.name;
@@ -141,10 +149,7 @@ impl Pipeline {
                 Outcome::tool_error(&error, guards, trace_id, args_json)
             }
             Ok(Ok(output)) => match result::output_of(output) {
-                Ok(Output::Json(value)) => {
-                    let declared = declared.map(|declared| (declared, name));
-                    guard_output(guards, value, declared, trace_id, args_json)
-                }
+                Ok(Output::Json(value)) => guard_output(spec, value, declared, trace_id, args_json),
                 Ok(Output::Blocks(blocks)) => guard_content(guards, blocks, trace_id, args_json),
                 Err(error) => {
                     tracing::error!(trace_id, tool = name, %error, "tool output does not serialize to JSON");
@@ -156,20 +161,21 @@ impl Pipeline {
 }
 
 /// Tabular blockade, line cap, tag strip, secret redaction and char cap, in that order; a
-/// declared result (with its tool's name) is capped within its schema and checked against it.
+/// declared result is capped within its schema and checked against it.
 fn guard_output(
-    guards: &GuardSpec,
+    spec: &ToolSpec,
     mut value: Value,
-    declared: Option<(&Declared, &str)>,
+    declared: Option<&Declared>,
     trace_id: &str,
     args: Value,
 ) -> Outcome {
+    let guards = &spec.guards;
     if let Some(tabular) = guards.tabular
         && tabular::contains_table(&value, tabular.max_rows)
     {
         match tabular.action {
             TabularAction::Block => {
-                return Outcome::refused(Refusal::TableBlocked, Some(guards), trace_id, args);
+                return Outcome::refused(Refusal::TokenStarvation, Some(guards), trace_id, args);
             }
             TabularAction::Summarize => {
                 tabular::summarize_tables(&mut value, tabular.max_rows);
@@ -189,8 +195,8 @@ fn guard_output(
         }
     });
     let redacted = redacted.into_inner();
-    if let Some((declared, tool)) = declared {
-        return declared.finish(guards, value, &redacted, (tool, trace_id), args);
+    if let Some(declared) = declared {
+        return declared.finish(spec, value, &redacted, trace_id, args);
     }
     let (reply, cut) = result::success(value, guards.max_chars);
     let truncated = cut.map(|cut| {

@@ -91,7 +91,7 @@ impl Pipeline {
         Ok(Arc::new(InputSession::new(
             channel,
             input.capabilities.clone(),
-            (guards.strip_xml, crate::guards::redact::policy(guards)),
+            guards,
             digest,
         )))
     }

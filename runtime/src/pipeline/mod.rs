@@ -1,7 +1,7 @@
 //! The guard pipeline of one `tools/call`, in order: trace -> in-flight bound (`[server]
 //! max_in_flight`) -> rate limit -> validate -> idempotency key -> confirm (`confirm = true`
-//! tools) -> concurrency bound (`max_concurrent`) -> execute (timeout, panics caught, cancellation honoured)
-//! -> tabular blockade -> line cap -> tag strip -> secret redaction -> char cap -> envelope ->
+//! tools) -> concurrency bound (`max_concurrent`) -> execute (timeout, panics caught,
+//! cancellation honoured) -> tabular blockade -> line cap -> tag strip -> secret redaction -> char cap -> envelope ->
 //! audit (and OTLP export, with the `otel` feature).
 //! Every outcome is answered, logged under the trace id, counted, and audited, including calls
 //! the tool body never saw.
@@ -81,7 +81,25 @@ struct ToolState {
     running: Option<Slots>,
 }
 
-/// The shared state of every call: per-tool guards and counters, and the audit log.
+/// A call admitted by the checks before the body (in-flight bound, rate limit, validation,
+/// idempotency key), on its way to the body.
+struct Admitted<'c, A> {
+    /// The tool called, with its declared result and its places for the body.
+    tool: &'c ToolState,
+    /// The call as it arrived.
+    call: &'c Call,
+    /// The call's trace id.
+    trace_id: &'c str,
+    /// The validated arguments, for the body.
+    args: A,
+    /// The same arguments as JSON, defaults applied, for the audit.
+    args_json: Value,
+}
+
+/// A server's shared state (the manifest, per-tool guards and counters, the audit log, the
+/// subscriptions' updates) and the order of one `tools/call` ([`Pipeline::run`],
+/// [`Pipeline::respond`]). The catalog and the subscriptions are parts of their own, borrowed
+/// with `catalog()` and `subscriptions()`.
 #[derive(Debug)]
 pub struct Pipeline {
     server: &'static ServerSpec,
@@ -96,7 +114,7 @@ pub struct Pipeline {
     #[cfg(feature = "otel")]
     telemetry: Result<Option<crate::telemetry::Telemetry>, String>,
     /// Updates of subscribable resources, to the open `subscriptions/listen` streams.
-    updates: crate::catalog::updates::Updates,
+    updates: crate::subscriptions::updates::Updates,
 }
 
 /// Why a server cannot start serving: checked by `serve`, `call` and `embed::router` before
@@ -144,7 +162,8 @@ impl Pipeline {
                         spec.guards.timeout_ms,
                         &server.rate_limit_store,
                         &store,
-                        (server.name, spec.name),
+                        server.name,
+                        spec.name,
                     )
                 }),
                 running: spec.guards.max_concurrent.map(Slots::new),
@@ -162,7 +181,7 @@ impl Pipeline {
             #[cfg(feature = "otel")]
             telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
                 .map_err(|error| error.to_string()),
-            updates: crate::catalog::updates::Updates::default(),
+            updates: crate::subscriptions::updates::Updates::default(),
         }
     }
 
@@ -209,7 +228,7 @@ impl Pipeline {
     }
 
     /// Updates of subscribable resources and the listen streams they go to.
-    pub(crate) fn updates(&self) -> &crate::catalog::updates::Updates {
+    pub(crate) fn updates(&self) -> &crate::subscriptions::updates::Updates {
         &self.updates
     }
 
@@ -308,8 +327,8 @@ impl Pipeline {
         let caller = call.caller.clone();
         // A panic anywhere past this point (an output guard, a validator, the pipeline's own
         // code) is answered and audited like a body's; the body has its own capture inside.
-        let guarded = panic_capture::in_call(self.guarded(tool, &call, &trace_id, body));
-        let mut outcome = match AssertUnwindSafe(guarded).catch_unwind().await {
+        let admitted = panic_capture::in_call(self.admit_and_execute(tool, &call, &trace_id, body));
+        let mut outcome = match AssertUnwindSafe(admitted).catch_unwind().await {
             Ok(outcome) => outcome,
             Err(panic) => {
                 tracing::error!(
@@ -345,7 +364,7 @@ impl Pipeline {
         outcome.result
     }
 
-    async fn guarded<A, O, F, Fut>(
+    async fn admit_and_execute<A, O, F, Fut>(
         &self,
         tool: &ToolState,
         call: &Call,
@@ -412,16 +431,14 @@ impl Pipeline {
             },
             None => None,
         };
-        let (declared, running) = (tool.declared.as_ref(), tool.running.as_ref());
-        let (outcome, ran) = self
-            .execute(
-                (tool.spec, declared, running),
-                call,
-                trace_id,
-                (args, args_json),
-                body,
-            )
-            .await;
+        let admitted = Admitted {
+            tool,
+            call,
+            trace_id,
+            args,
+            args_json,
+        };
+        let (outcome, ran) = self.execute(admitted, body).await;
         if let Some(reservation) = reservation {
             idempotent::finish(reservation, &outcome, ran, trace_id).await;
         }

@@ -35,8 +35,9 @@ pub(crate) enum Refusal {
     Panic { caught: bool },
     /// The body's output does not serialize to JSON.
     OutputNotJson,
-    /// The result held a table and the tabular blockade refuses tables.
-    TableBlocked,
+    /// The result held a table and the tabular blockade refuses tables: the seed's
+    /// `TokenStarvationError`, audited with the other output guards' refusals as `blocked`.
+    TokenStarvation,
     /// An output guard on content blocks refused the result.
     Content(ContentRefusal),
     /// A declared result that no cut within its schema brings under the char cap.
@@ -61,6 +62,40 @@ pub(crate) enum Refusal {
     IdempotencyKeyInFlight,
     /// The idempotency store gave no answer (Redis unreachable, or full of running calls).
     IdempotencyStoreUnavailable,
+    /// The gateway could not carry the call to its upstream, or the upstream failed it.
+    Upstream(UpstreamFailure),
+}
+
+/// How a gateway's call to its upstream failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UpstreamFailure {
+    /// The upstream is not connected (not started yet, or exited).
+    NotConnected,
+    /// The request could not reach the upstream.
+    Unreachable,
+    /// The upstream did not answer within its `timeout_ms` (the value, when the gateway's
+    /// own clock ran out; none when the client library's did).
+    NoAnswer(Option<u64>),
+    /// The upstream answered with an error, or with what the gateway cannot carry: the
+    /// message, the upstream's own text already stripped and cut.
+    Failed(Cow<'static, str>),
+    /// The upstream's result holds content the gateway does not carry (the message says
+    /// which), so no guard could check it: refused as an output guard refuses.
+    NotCarried(&'static str),
+    /// The tool's definition upstream is not the pinned one (`checked`), or could not be
+    /// compared with it, and `on_drift` refuses.
+    Drifted { checked: bool },
+}
+
+#[cfg(feature = "gateway")]
+impl Refusal {
+    /// The refusal as the error a tool body returns: the gateway's upstream call is the body
+    /// of an upstream tool, so its failures travel as a body's errors do, with the table's
+    /// code, outcome and message.
+    pub(crate) fn into_tool_error(self) -> crate::error::ToolError {
+        let row = self.row();
+        crate::error::ToolError::new(row.code, row.message).with_outcome(row.outcome.as_str())
+    }
 }
 
 /// Why a confirmation did not let the body run.
@@ -166,7 +201,47 @@ impl Refusal {
                 Envelope,
                 "internal error".into(),
             ),
-            Self::TableBlocked => (
+            Self::Upstream(failure) => match failure {
+                UpstreamFailure::NotConnected => (
+                    codes::UPSTREAM_UNAVAILABLE,
+                    Audit::Error,
+                    Envelope,
+                    "the upstream is not connected".into(),
+                ),
+                UpstreamFailure::Unreachable => (
+                    codes::UPSTREAM_UNAVAILABLE,
+                    Audit::Error,
+                    Envelope,
+                    "the upstream is not reachable".into(),
+                ),
+                UpstreamFailure::NoAnswer(within) => (
+                    codes::UPSTREAM_TIMEOUT,
+                    Audit::Timeout,
+                    Envelope,
+                    match within {
+                        Some(ms) => format!("the upstream did not answer within {ms} ms").into(),
+                        None => "the upstream did not answer in time".into(),
+                    },
+                ),
+                UpstreamFailure::Failed(message) => {
+                    (codes::UPSTREAM_ERROR, Audit::Error, Envelope, message)
+                }
+                UpstreamFailure::NotCarried(what) => {
+                    (codes::UPSTREAM_ERROR, Audit::Blocked, Envelope, what.into())
+                }
+                UpstreamFailure::Drifted { checked } => (
+                    codes::UPSTREAM_DRIFT,
+                    Audit::Blocked,
+                    Envelope,
+                    if checked {
+                        "the upstream changed this tool's definition; it is refused until the pin is reviewed"
+                    } else {
+                        "the upstream's definition of this tool could not be checked against its pin"
+                    }
+                    .into(),
+                ),
+            },
+            Self::TokenStarvation => (
                 codes::TOKEN_STARVATION,
                 Audit::Blocked,
                 Envelope,
@@ -305,7 +380,7 @@ mod tests {
             Refusal::Timeout(5),
             Refusal::Panic { caught: true },
             Refusal::OutputNotJson,
-            Refusal::TableBlocked,
+            Refusal::TokenStarvation,
             Refusal::Content(ContentRefusal::TooLarge { bytes: 2, max: 1 }),
             Refusal::Content(ContentRefusal::MimeNotAllowed("image/svg+xml".into())),
             Refusal::Content(ContentRefusal::SchemeNotAllowed("file:///x".into())),
@@ -324,6 +399,14 @@ mod tests {
             Refusal::IdempotencyKeyReused,
             Refusal::IdempotencyKeyInFlight,
             Refusal::IdempotencyStoreUnavailable,
+            Refusal::Upstream(UpstreamFailure::NotConnected),
+            Refusal::Upstream(UpstreamFailure::Unreachable),
+            Refusal::Upstream(UpstreamFailure::NoAnswer(Some(5))),
+            Refusal::Upstream(UpstreamFailure::NoAnswer(None)),
+            Refusal::Upstream(UpstreamFailure::Failed("failed".into())),
+            Refusal::Upstream(UpstreamFailure::NotCarried("audio")),
+            Refusal::Upstream(UpstreamFailure::Drifted { checked: true }),
+            Refusal::Upstream(UpstreamFailure::Drifted { checked: false }),
         ]
         .map(|refusal| {
             let row = refusal.row();
@@ -372,6 +455,14 @@ mod tests {
                     Reply::Envelope
                 ),
                 ("IdempotencyStoreUnavailable", "error", Reply::Envelope),
+                ("UpstreamUnavailable", "error", Reply::Envelope),
+                ("UpstreamUnavailable", "error", Reply::Envelope),
+                ("UpstreamTimeout", "timeout", Reply::Envelope),
+                ("UpstreamTimeout", "timeout", Reply::Envelope),
+                ("UpstreamError", "error", Reply::Envelope),
+                ("UpstreamError", "blocked", Reply::Envelope),
+                ("UpstreamDrift", "blocked", Reply::Envelope),
+                ("UpstreamDrift", "blocked", Reply::Envelope),
             ]
         );
     }

@@ -4,7 +4,7 @@
 
 use crate::content::guard::ContentRefusal;
 use crate::guards::schema_cap::TooLarge;
-use crate::pipeline::refusal::{NotConfirmed, Refusal, Reply};
+use crate::pipeline::refusal::{NotConfirmed, Refusal, Reply, UpstreamFailure};
 use crate::validate::ArgErrors;
 
 /// One row of the refusal table, with example values, as the book's generated reference
@@ -82,7 +82,7 @@ pub fn refusal_table() -> Vec<RefusalRow> {
         ),
         (
             "the result held a table and the tabular guard's action is `block`",
-            Refusal::TableBlocked,
+            Refusal::TokenStarvation,
         ),
         (
             "binary content over `max_bytes`",
@@ -160,6 +160,38 @@ pub fn refusal_table() -> Vec<RefusalRow> {
         (
             "the idempotency store gave no answer (Redis unreachable, or every key in memory running)",
             Refusal::IdempotencyStoreUnavailable,
+        ),
+        (
+            "a gateway's upstream is not connected (not started yet, or exited)",
+            Refusal::Upstream(UpstreamFailure::NotConnected),
+        ),
+        (
+            "a gateway's request could not reach its upstream",
+            Refusal::Upstream(UpstreamFailure::Unreachable),
+        ),
+        (
+            "a gateway's upstream did not answer within its `timeout_ms` (here 30000)",
+            Refusal::Upstream(UpstreamFailure::NoAnswer(Some(30_000))),
+        ),
+        (
+            "a gateway's upstream answered with an error (its text stripped and cut to 2,000 characters), or with something that is not a tool result",
+            Refusal::Upstream(UpstreamFailure::Failed(
+                "the upstream refused the call: no such file".into(),
+            )),
+        ),
+        (
+            "a gateway's upstream returned content the gateway does not carry, so no guard could check it",
+            Refusal::Upstream(UpstreamFailure::NotCarried(
+                "the upstream returned a kind of content this server does not carry",
+            )),
+        ),
+        (
+            "a gateway's upstream changed the tool's definition since it was pinned, and `on_drift` refuses",
+            Refusal::Upstream(UpstreamFailure::Drifted { checked: true }),
+        ),
+        (
+            "a gateway's upstream tool could not be compared with its pin (its listing failed), and `on_drift` refuses",
+            Refusal::Upstream(UpstreamFailure::Drifted { checked: false }),
         ),
     ];
     examples

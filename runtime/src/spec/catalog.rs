@@ -141,7 +141,7 @@ pub struct PromptSpec {
     /// Its messages (none when a body computes them).
     pub messages: &'static [MessageSpec],
     /// A body computes its messages (`prompts/get` goes to
-    /// [`crate::pipeline::Pipeline::get_computed_prompt`]).
+    /// `Catalog::get_computed_prompt`).
     pub computed: bool,
 }
 

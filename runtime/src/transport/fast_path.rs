@@ -84,7 +84,10 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
                 Some(call_tool(self.clone(), id, call.params, meta, caller))
             }
             ClientRequest::ListToolsRequest(_) => {
-                let tools = self.pipeline().list_tools(self.tool_definitions());
+                let tools = self
+                    .pipeline()
+                    .catalog()
+                    .list_tools(self.tool_definitions());
                 let message = ServerJsonRpcMessage::response(
                     for_legacy_peer(ServerResult::ListToolsResult(tools)),
                     id,

@@ -68,7 +68,7 @@ pub struct HttpOptions {
     #[cfg(feature = "oauth")]
     pub auth: Option<Arc<Authenticator>>,
     /// Cancelled by [`serve_http`] when a shutdown begins, before it waits for the calls in
-    /// flight: the server's `Pipeline::subscriptions_closing`, so that open
+    /// flight: the server's `Subscriptions::closing`, so that open
     /// `subscriptions/listen` streams, which are requests that never finish on their own,
     /// end with their final result instead of holding the shutdown for the grace period.
     pub draining: CancellationToken,

@@ -325,7 +325,7 @@ mod tests {
     use crate::input::session::Channel;
 
     fn session(channel: Channel) -> InputSession {
-        InputSession::new(channel, None, (true, None), String::new())
+        InputSession::new(channel, None, &crate::spec::GuardSpec::NONE, String::new())
     }
 
     fn sampling(extra: Value) -> CreateMessageRequestParams {

@@ -22,12 +22,11 @@ mod reply;
 mod request;
 mod rounds;
 
-pub use self::reply::{Reply, codes};
+pub use self::reply::Reply;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use harness_contract::HarnessOutcome;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, InitializeResult, Tool};
 use rmcp::service::{Peer, RoleServer};
 use serde::Serialize;
@@ -35,10 +34,12 @@ use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::ToolError;
+use crate::pipeline::refusal::{Refusal, UpstreamFailure};
 use crate::spec::{OnDrift, UpstreamSpec};
 use crate::upstream::link::{Link, LinkState};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::PinStatus;
+use crate::upstream::reply::failed;
 
 /// Why [`fetch_tools`] could not read an upstream's tools.
 #[derive(Debug, thiserror::Error)]
@@ -194,10 +195,7 @@ impl Upstreams {
         let spec = link.spec;
         let pinned = &spec.pins[pin];
         let LinkState::Up(peer) = link.state() else {
-            return Err(ToolError::new(
-                codes::UPSTREAM_UNAVAILABLE,
-                "the upstream is not connected",
-            ));
+            return Err(Refusal::Upstream(UpstreamFailure::NotConnected).into_tool_error());
         };
         match link.pin(pin) {
             PinStatus::Matches => {}
@@ -211,16 +209,10 @@ impl Upstreams {
                 );
             }
             status => {
-                let message = match status {
-                    PinStatus::Unchecked => {
-                        "the upstream's definition of this tool could not be checked against its pin"
-                    }
-                    _ => {
-                        "the upstream changed this tool's definition; it is refused until the pin is reviewed"
-                    }
-                };
-                return Err(ToolError::new(codes::UPSTREAM_DRIFT, message)
-                    .with_outcome(HarnessOutcome::Blocked.as_str()));
+                let checked = !matches!(status, PinStatus::Unchecked);
+                return Err(
+                    Refusal::Upstream(UpstreamFailure::Drifted { checked }).into_tool_error()
+                );
             }
         }
         let arguments = match serde_json::to_value(args) {
@@ -257,11 +249,8 @@ impl Upstreams {
             let request = request::call_tool(&peer, &link.routes, params.clone(), &ctx, spec);
             match tokio::time::timeout(limit, request).await {
                 Err(_) => {
-                    return Err(ToolError::new(
-                        codes::UPSTREAM_TIMEOUT,
-                        format!("the upstream did not answer within {} ms", spec.timeout_ms),
-                    )
-                    .with_outcome(HarnessOutcome::Timeout.as_str()));
+                    let failure = UpstreamFailure::NoAnswer(Some(spec.timeout_ms));
+                    return Err(Refusal::Upstream(failure).into_tool_error());
                 }
                 Ok(Err(error)) => {
                     return Err(rounds::missing_capability(input, &error)
@@ -278,20 +267,16 @@ impl Upstreams {
                     return reply::from_result(spec.name, result);
                 }
                 Ok(Ok(_)) => {
-                    return Err(ToolError::new(
-                        codes::UPSTREAM_ERROR,
+                    return Err(failed(
                         "the upstream answered with a task, which this gateway does not carry",
                     ));
                 }
             }
         }
-        Err(ToolError::new(
-            codes::UPSTREAM_ERROR,
-            format!(
-                "the upstream still asked for input after {} rounds",
-                rounds::MAX_ROUNDS
-            ),
-        ))
+        Err(failed(format!(
+            "the upstream still asked for input after {} rounds",
+            rounds::MAX_ROUNDS
+        )))
     }
 
     /// `definitions` without the tools an upstream drifted on where `on_drift = "drop"`.

@@ -28,7 +28,6 @@ use crate::input::session::{InputSession, UPSTREAM_ROUND_KEY, input_required};
 use crate::pipeline::envelope::codes::{INPUT_REQUIRED, INPUT_UNAVAILABLE};
 use crate::spec::{ForwardedRequest, UpstreamSpec};
 use crate::upstream::forward::{self, Asked};
-use crate::upstream::reply::codes::UPSTREAM_ERROR;
 
 /// Rounds the gateway sends on a session client's behalf before it gives up.
 pub(crate) const MAX_ROUNDS: usize = 8;
@@ -51,7 +50,7 @@ impl Round {
 }
 
 fn refused(why: String) -> ToolError {
-    ToolError::new(UPSTREAM_ERROR, why)
+    crate::upstream::reply::failed(why)
 }
 
 /// The round this call's previous request left open (a 2026-07-28 client's retry), from the

@@ -143,7 +143,7 @@ async fn read_ticket(
     uri: &str,
     runs: &AtomicU32,
 ) -> Result<Vec<ResourceContents>, rmcp::model::ErrorData> {
-    match pipeline.resolve_resource(&read(uri), &context()) {
+    match pipeline.catalog().resolve_resource(&read(uri), &context()) {
         Resolved::Done(result) => result.map(|result| result.contents),
         Resolved::Template(read) => {
             #[derive(Debug)]
@@ -164,6 +164,7 @@ async fn read_ticket(
                 }
             }
             pipeline
+                .catalog()
                 .read_template(read, |vars: Vars, _uri, _ctx| async move {
                     runs.fetch_add(1, Ordering::SeqCst);
                     Ok(ResourceBody::Text(format!(
@@ -272,7 +273,7 @@ async fn prompts_fill_validated_arguments_and_refuse_anything_else() {
     let (pipeline, audit) = audited();
     let request = GetPromptRequestParams::new("summarize")
         .with_arguments(json!({"topic": "disk"}).as_object().cloned().unwrap());
-    let result = pipeline.get_prompt(&request, &context()).unwrap();
+    let result = pipeline.catalog().get_prompt(&request, &context()).unwrap();
     let messages = serde_json::to_value(&result.messages).unwrap();
     assert_eq!(messages[0]["content"]["text"], "Summarize disk.");
     assert_eq!(messages[1]["content"]["resource"]["uri"], "notes://disk");
@@ -284,11 +285,15 @@ async fn prompts_fill_validated_arguments_and_refuse_anything_else() {
     ] {
         let request = GetPromptRequestParams::new("summarize")
             .with_arguments(arguments.as_object().cloned().unwrap());
-        let error = pipeline.get_prompt(&request, &context()).unwrap_err();
+        let error = pipeline
+            .catalog()
+            .get_prompt(&request, &context())
+            .unwrap_err();
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{arguments}");
         assert_eq!(error.data.unwrap()["error_code"], "InvalidArguments");
     }
     let unknown = pipeline
+        .catalog()
         .get_prompt(&GetPromptRequestParams::new("nope"), &context())
         .unwrap_err();
     assert_eq!(unknown.data.unwrap()["error_code"], "UnknownPrompt");
@@ -305,15 +310,20 @@ async fn completion_offers_enum_members_by_prefix_and_lists_carry_cache_hints() 
         Reference::Prompt(PromptReference::new("summarize")),
         ArgumentInfo::new("topic", "net"),
     );
-    let completion = pipeline.complete(&request, &context()).unwrap().completion;
+    let completion = pipeline
+        .catalog()
+        .complete(&request, &context())
+        .unwrap()
+        .completion;
     assert_eq!(completion.values, ["network", "netflix"]);
-    let listed = serde_json::to_value(pipeline.list_resources()).unwrap();
+    let listed = serde_json::to_value(pipeline.catalog().list_resources()).unwrap();
     assert_eq!(
         (listed["ttlMs"].as_u64(), listed["cacheScope"].as_str()),
         (Some(1234), Some("private"))
     );
     assert_eq!(
-        serde_json::to_value(pipeline.list_prompts()).unwrap()["prompts"][0]["arguments"][0]["required"],
+        serde_json::to_value(pipeline.catalog().list_prompts()).unwrap()["prompts"][0]["arguments"]
+            [0]["required"],
         true
     );
 }
@@ -334,8 +344,11 @@ async fn the_callers_subject_is_audited_on_every_catalog_request_where_the_manif
     context.extensions.insert(std::sync::Arc::new(caller));
     let request = GetPromptRequestParams::new("summarize")
         .with_arguments(json!({"topic": "disk"}).as_object().cloned().unwrap());
-    pipeline.get_prompt(&request, &context).unwrap();
-    let Resolved::Done(read) = pipeline.resolve_resource(&read("docs://runbook"), &context) else {
+    pipeline.catalog().get_prompt(&request, &context).unwrap();
+    let Resolved::Done(read) = pipeline
+        .catalog()
+        .resolve_resource(&read("docs://runbook"), &context)
+    else {
         panic!("a static resource is read at once");
     };
     read.unwrap();
@@ -343,9 +356,12 @@ async fn the_callers_subject_is_audited_on_every_catalog_request_where_the_manif
         Reference::Prompt(PromptReference::new("summarize")),
         ArgumentInfo::new("topic", "d"),
     );
-    pipeline.complete(&completion, &context).unwrap();
+    pipeline.catalog().complete(&completion, &context).unwrap();
     // A request without a caller (loopback, static token) audits none.
-    pipeline.get_prompt(&request, &self::context()).unwrap();
+    pipeline
+        .catalog()
+        .get_prompt(&request, &self::context())
+        .unwrap();
     let subjects: Vec<Value> = audit_lines(&dir)
         .iter()
         .map(|line| line["subject"].clone())

@@ -143,6 +143,7 @@ async fn run(
     runs: &AtomicU32,
 ) -> Result<GetPromptResponse, ErrorData> {
     pipeline
+        .catalog()
         .get_computed_prompt(request, context, |topic: Topic, ctx| {
             runs.fetch_add(1, Ordering::SeqCst);
             briefing(topic, ctx)
@@ -369,6 +370,7 @@ async fn a_prompt_body_error_is_a_json_rpc_error_with_the_envelope_and_is_audite
     let (pipeline, dir) = pipeline();
     let session = Session::new(elicitation(), Value::Null);
     let error = pipeline
+        .catalog()
         .get_computed_prompt(
             get(json!({"topic": "disks"}), None, None),
             session.context(),
@@ -401,6 +403,7 @@ async fn completion_bodies_are_stripped_redacted_and_capped_at_one_hundred() {
     let (pipeline, dir) = pipeline();
     let session = Session::new(json!({}), Value::Null);
     let result = pipeline
+        .catalog()
         .complete_with(
             &completion("d"),
             &session.context(),
@@ -430,6 +433,7 @@ async fn completion_bodies_are_stripped_redacted_and_capped_at_one_hundred() {
     assert_eq!(result.completion.has_more, Some(true));
     // What the client typed is bounded before any body sees it.
     let error = pipeline
+        .catalog()
         .complete_with(
             &completion(&"d".repeat(1001)),
             &session.context(),

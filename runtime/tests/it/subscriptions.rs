@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use harness_runtime::Pipeline;
-use harness_runtime::catalog::{CatalogSpec, NotSubscribable, ResourceContent, ResourceSpec};
+use harness_runtime::catalog::{CatalogSpec, ResourceContent, ResourceSpec};
 use harness_runtime::spec::{ServerSpec, ToolSpec, TransportKind, TransportSpec};
+use harness_runtime::subscriptions::NotSubscribable;
 use harness_runtime::transport::{HttpOptions, HttpTransport, http_router};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -72,11 +73,11 @@ impl ServerHandler for Listening {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(self.0.accepted_subscriptions(requested))
+        Some(self.0.subscriptions().accepted_subscriptions(requested))
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
-        self.0.listen(subscription).await
+        self.0.subscriptions().listen(subscription).await
     }
 }
 
@@ -189,7 +190,7 @@ impl Stream {
 
 /// Resolves once `count` listen streams are open on the server.
 async fn open_streams(pipeline: &Pipeline, count: usize) {
-    let mut open = pipeline.open_subscriptions();
+    let mut open = pipeline.subscriptions().open();
     tokio::time::timeout(
         Duration::from_secs(10),
         open.wait_for(|open| *open == count),
@@ -267,8 +268,14 @@ async fn an_update_reaches_the_streams_that_listen_to_it_and_no_other() {
     }
     open_streams(&pipeline, 2).await;
 
-    assert_eq!(pipeline.resource_updated("test://watched"), Ok(2));
-    assert_eq!(pipeline.resource_updated("test://other"), Ok(2));
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(2)
+    );
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://other"),
+        Ok(2)
+    );
     let updated = |uri: &str, id: u64| {
         json!({
             "jsonrpc": "2.0",
@@ -285,10 +292,13 @@ async fn an_update_reaches_the_streams_that_listen_to_it_and_no_other() {
 async fn only_a_subscribable_resource_can_be_updated() {
     let (pipeline, _) = serve().await;
     assert_eq!(
-        pipeline.resource_updated("test://static"),
+        pipeline.subscriptions().resource_updated("test://static"),
         Err(NotSubscribable("test://static".into()))
     );
-    assert_eq!(pipeline.resource_updated("test://watched"), Ok(0));
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(0)
+    );
 }
 
 #[tokio::test]
@@ -304,7 +314,10 @@ async fn a_client_that_goes_away_ends_its_stream_on_the_server() {
     open_streams(&pipeline, 1).await;
     drop(stream);
     open_streams(&pipeline, 0).await;
-    assert_eq!(pipeline.resource_updated("test://watched"), Ok(0));
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(0)
+    );
 }
 
 #[tokio::test]
@@ -318,7 +331,7 @@ async fn a_server_teardown_ends_the_stream_with_its_final_result() {
     .await;
     stream.next().await.unwrap();
     open_streams(&pipeline, 1).await;
-    pipeline.subscriptions_closing().cancel();
+    pipeline.subscriptions().closing().cancel();
     let last = stream.next().await.unwrap();
     assert_eq!(last["id"], 4, "{last}");
     assert_eq!(last["result"]["resultType"], "complete", "{last}");
@@ -360,7 +373,10 @@ async fn on_one_channel_an_update_arrives_and_cancelling_ends_the_stream() {
     );
     open_streams(&pipeline, 1).await;
 
-    assert_eq!(pipeline.resource_updated("test://watched"), Ok(1));
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(1)
+    );
     let Some(ServerNotification::ResourceUpdatedNotification(update)) =
         subscription.next().await.unwrap()
     else {
@@ -415,7 +431,10 @@ async fn a_session_that_subscribed_gets_the_same_updates_until_it_unsubscribes()
             request: SubscribeRequestParams,
             context: rmcp::service::RequestContext<rmcp::RoleServer>,
         ) -> Result<(), ErrorData> {
-            self.0.0.subscribe(&request.uri, context.peer)
+            self.0
+                .0
+                .subscriptions()
+                .subscribe(&request.uri, context.peer)
         }
 
         async fn unsubscribe(
@@ -423,7 +442,10 @@ async fn a_session_that_subscribed_gets_the_same_updates_until_it_unsubscribes()
             request: UnsubscribeRequestParams,
             context: rmcp::service::RequestContext<rmcp::RoleServer>,
         ) -> Result<(), ErrorData> {
-            self.0.0.unsubscribe(&request.uri, &context.peer)
+            self.0
+                .0
+                .subscriptions()
+                .unsubscribe(&request.uri, &context.peer)
         }
     }
 
@@ -446,8 +468,14 @@ async fn a_session_that_subscribed_gets_the_same_updates_until_it_unsubscribes()
             .unwrap();
     }
     open_streams(&pipeline, 1).await;
-    assert_eq!(pipeline.resource_updated("test://other"), Ok(1));
-    assert_eq!(pipeline.resource_updated("test://watched"), Ok(1));
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://other"),
+        Ok(1)
+    );
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(1)
+    );
     // The update of a resource it did not subscribe to, published first, did not come.
     assert_eq!(updates.recv().await.unwrap(), "test://watched");
 
@@ -456,5 +484,8 @@ async fn a_session_that_subscribed_gets_the_same_updates_until_it_unsubscribes()
         .await
         .unwrap();
     open_streams(&pipeline, 0).await;
-    assert_eq!(pipeline.resource_updated("test://watched"), Ok(0));
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(0)
+    );
 }

@@ -271,18 +271,18 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
             let trait_name = format_ident!("{}", template.trait_name);
             let method = to_ident(&template.module);
             let vars = format_ident!("{}", template.vars_type);
-            quote!(#index => self.pipeline.read_template(read, |vars: #vars, uri, ctx| #trait_name::#method(&*self.tools, vars, uri, ctx)).await,)
+            quote!(#index => self.pipeline.catalog().read_template(read, |vars: #vars, uri, ctx| #trait_name::#method(&*self.tools, vars, uri, ctx)).await,)
         });
         let read = if catalog.templates.is_empty() {
             quote! {
-                match self.pipeline.resolve_resource(&request, &context) {
+                match self.pipeline.catalog().resolve_resource(&request, &context) {
                     #rt::Resolved::Done(result) => result.map(Into::into),
                     #rt::Resolved::Template(_) => unreachable!("the manifest has no templates"),
                 }
             }
         } else {
             quote! {
-                let read = match self.pipeline.resolve_resource(&request, &context) {
+                let read = match self.pipeline.catalog().resolve_resource(&request, &context) {
                     #rt::Resolved::Done(result) => return result.map(Into::into),
                     #rt::Resolved::Template(read) => read,
                 };
@@ -295,11 +295,11 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
         };
         methods.push(quote! {
             async fn list_resources(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListResourcesResult, #error> {
-                Ok(self.pipeline.list_resources())
+                Ok(self.pipeline.catalog().list_resources())
             }
 
             async fn list_resource_templates(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListResourceTemplatesResult, #error> {
-                Ok(self.pipeline.list_resource_templates())
+                Ok(self.pipeline.catalog().list_resource_templates())
             }
 
             async fn read_resource(&self, request: #rt::rmcp::model::ReadResourceRequestParams, context: #context) -> Result<#rt::rmcp::model::ReadResourceResponse, #error> {
@@ -311,20 +311,20 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
         methods.push(quote! {
             #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 clients listen (subscriptions/listen, below)")]
             async fn subscribe(&self, request: #rt::rmcp::model::SubscribeRequestParams, context: #context) -> Result<(), #error> {
-                self.pipeline.subscribe(&request.uri, context.peer)
+                self.pipeline.subscriptions().subscribe(&request.uri, context.peer)
             }
 
             #[allow(deprecated, reason = "2025-11-25 clients subscribe; 2026-07-28 clients listen (subscriptions/listen, below)")]
             async fn unsubscribe(&self, request: #rt::rmcp::model::UnsubscribeRequestParams, context: #context) -> Result<(), #error> {
-                self.pipeline.unsubscribe(&request.uri, &context.peer)
+                self.pipeline.subscriptions().unsubscribe(&request.uri, &context.peer)
             }
 
             fn accepted_subscription_filter(&self, requested: &#rt::rmcp::model::SubscriptionFilter) -> Option<#rt::rmcp::model::SubscriptionFilter> {
-                Some(self.pipeline.accepted_subscriptions(requested))
+                Some(self.pipeline.subscriptions().accepted_subscriptions(requested))
             }
 
             async fn listen(&self, subscription: #rt::rmcp::service::SubscriptionContext) -> Result<(), #error> {
-                self.pipeline.listen(subscription).await
+                self.pipeline.subscriptions().listen(subscription).await
             }
         });
     }
@@ -337,22 +337,27 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
                 let name = &prompt.name;
                 let method = to_ident(&prompt.module);
                 let args = format_ident!("{}", prompt.args_type);
-                Some(quote!(#name => self.pipeline.get_computed_prompt(request, context, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,))
+                Some(quote!(#name => self.pipeline.catalog().get_computed_prompt(request, context, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,))
             })
             .collect();
         let get = if computed.is_empty() {
-            quote!(self.pipeline.get_prompt(&request, &context).map(Into::into))
+            quote!(
+                self.pipeline
+                    .catalog()
+                    .get_prompt(&request, &context)
+                    .map(Into::into)
+            )
         } else {
             quote! {
                 match request.name.as_str() {
                     #(#computed)*
-                    _ => self.pipeline.get_prompt(&request, &context).map(Into::into),
+                    _ => self.pipeline.catalog().get_prompt(&request, &context).map(Into::into),
                 }
             }
         };
         methods.push(quote! {
             async fn list_prompts(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListPromptsResult, #error> {
-                Ok(self.pipeline.list_prompts())
+                Ok(self.pipeline.catalog().list_prompts())
             }
 
             async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, context: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
@@ -379,7 +384,7 @@ fn complete_method(model: &Model) -> TokenStream {
         let method = format_ident!("complete_{}", prompt.module);
         Some(quote! {
             (#rt::rmcp::model::Reference::Prompt(reference), #(#names)|*) if reference.name == #name => {
-                self.pipeline.complete_with(&request, &context, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
+                self.pipeline.catalog().complete_with(&request, &context, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
             }
         })
     });
@@ -390,7 +395,7 @@ fn complete_method(model: &Model) -> TokenStream {
         let method = format_ident!("complete_{}", template.module);
         Some(quote! {
             (#rt::rmcp::model::Reference::Resource(reference), #(#names)|*) if reference.uri == #uri_template => {
-                self.pipeline.complete_with(&request, &context, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
+                self.pipeline.catalog().complete_with(&request, &context, |argument, value, ctx| #trait_name::#method(&*self.tools, argument, value, ctx)).await
             }
         })
     });
@@ -398,7 +403,7 @@ fn complete_method(model: &Model) -> TokenStream {
     if arms.is_empty() {
         return quote! {
             async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
-                self.pipeline.complete(&request, &context)
+                self.pipeline.catalog().complete(&request, &context)
             }
         };
     }
@@ -406,7 +411,7 @@ fn complete_method(model: &Model) -> TokenStream {
         async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
             match (&request.r#ref, request.argument.name.as_str()) {
                 #(#arms)*
-                _ => self.pipeline.complete(&request, &context),
+                _ => self.pipeline.catalog().complete(&request, &context),
             }
         }
     }

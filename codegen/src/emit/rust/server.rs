@@ -291,7 +291,7 @@ impl Gateway {
                 clone: TokenStream::new(),
                 init: TokenStream::new(),
                 accessor: TokenStream::new(),
-                visible: quote!(Ok(self.pipeline.list_tools(&self.definitions))),
+                visible: quote!(Ok(self.pipeline.catalog().list_tools(&self.definitions))),
                 info: quote!(SERVER.server_info()),
                 initialized: TokenStream::new(),
             };
@@ -308,6 +308,7 @@ impl Gateway {
             // A tool whose upstream drifted with `on_drift = "drop"` is not listed.
             visible: quote!(Ok(self
                 .pipeline
+                .catalog()
                 .list_tools(&self.upstreams.visible(&self.definitions)))),
             // Where that can happen, the capability says so and each session is told.
             info: quote!(self.upstreams.advertise(SERVER.server_info())),

@@ -95,7 +95,8 @@ impl IdempotencyStore {
         timeout_ms: Option<u64>,
         store: &RateLimitStoreSpec,
         shared: &SharedStore,
-        (server, tool): (&str, &str),
+        server: &str,
+        tool: &str,
     ) -> Self {
         let window = Duration::from_secs(spec.window_seconds);
         let keys = match spec.backend {

@@ -4,8 +4,11 @@
 //! on 2025-11-25, `resources/subscribe` and `resources/unsubscribe` in a session; and the call
 //! that publishes an update to both.
 //!
+//! [`Subscriptions`] is this part of a server, borrowed from [`Pipeline::subscriptions`];
+//! `updates` holds its state, which the pipeline owns.
+//!
 //! rmcp sends the acknowledgment (tagged with the subscription id) before
-//! [`Pipeline::listen`] runs and tags every notification the stream sends; this file decides
+//! [`Subscriptions::listen`] runs and tags every notification the stream sends; this file decides
 //! what is honoured and what is sent. Only resource subscriptions are honoured: the tool,
 //! prompt and resource lists of a generated server change only with a new build, so the
 //! list-changed kinds are never advertised and always left out of the acknowledgment, as the
@@ -19,15 +22,65 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::catalog::updates::{Listener, SessionSubscription};
-use crate::pipeline::Pipeline;
+pub(crate) mod updates;
 
-/// [`Pipeline::resource_updated`] was given a URI no listener may subscribe to.
+use crate::catalog::record::refusal_error;
+use crate::pipeline::Pipeline;
+use crate::pipeline::bounded::AskedFor;
+use crate::pipeline::refusal::Refusal;
+use crate::spec::ServerSpec;
+use crate::trace::trace_id_for;
+
+use self::updates::{Listener, SessionSubscription, Updates};
+
+/// [`Subscriptions::resource_updated`] was given a URI no listener may subscribe to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0} is not a resource of this server that clients may subscribe to")]
 pub struct NotSubscribable(pub String);
 
+/// A server's resource subscriptions: `subscriptions/listen` streams (2026-07-28),
+/// `resources/subscribe` and `resources/unsubscribe` (2025-11-25), and the updates an
+/// application publishes to both. Borrowed from [`Pipeline::subscriptions`].
+#[derive(Debug, Clone, Copy)]
+pub struct Subscriptions<'a> {
+    pipeline: &'a Pipeline,
+}
+
 impl Pipeline {
+    /// This server's resource subscriptions. (Defined here, beside [`Subscriptions`], so
+    /// that the pipeline names none of its parts.)
+    pub fn subscriptions(&self) -> Subscriptions<'_> {
+        Subscriptions { pipeline: self }
+    }
+}
+
+impl Subscriptions<'_> {
+    fn server(&self) -> &'static ServerSpec {
+        self.pipeline.server()
+    }
+
+    fn updates(&self) -> &Updates {
+        self.pipeline.updates()
+    }
+
+    /// Whether `uri` names a resource clients may subscribe to (`resources/subscribe`); the
+    /// JSON-RPC error for any other URI.
+    fn check_subscription(&self, uri: &str) -> Result<(), ErrorData> {
+        if self.subscribable(uri) {
+            return Ok(());
+        }
+        let trace_id = trace_id_for(None);
+        let (error, _, _) = refusal_error(
+            Refusal::UnknownResource(uri.to_owned()),
+            &trace_id,
+            Some(AskedFor {
+                field: "uri",
+                value: uri,
+            }),
+        );
+        Err(error)
+    }
+
     /// Whether `uri` is a resource the manifest marks `subscribe = true`.
     fn subscribable(&self, uri: &str) -> bool {
         self.server()
@@ -67,7 +120,7 @@ impl Pipeline {
     /// Runs one acknowledged listen stream: every update of an accepted resource becomes a
     /// `notifications/resources/updated` on it. It ends when the client cancels it or goes
     /// away (rmcp then sends nothing more), and when the server tears it down
-    /// ([`Pipeline::subscriptions_closing`]): `Ok` then makes rmcp send the final
+    /// ([`Subscriptions::closing`]): `Ok` then makes rmcp send the final
     /// `SubscriptionsListenResult`, and on HTTP the stream closes after it.
     pub async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
         let updates = self.updates();
@@ -175,9 +228,9 @@ impl Pipeline {
 
     /// Tells every open listen stream that accepted `uri`, and every session subscribed to it,
     /// that the resource was updated, so that its client reads it again; returns how many
-    /// listeners were told (those that listen to other resources drop it). For what changes a subscribable resource outside the
-    /// server: an application that embeds it, or a tool body's owner, calls this through
-    /// `GeneratedServer::pipeline`.
+    /// listeners were told (those that listen to other resources drop it). For what changes a
+    /// subscribable resource outside the server: an application that embeds it, or a tool
+    /// body's owner, calls this through `GeneratedServer::pipeline().subscriptions()`.
     pub fn resource_updated(&self, uri: &str) -> Result<usize, NotSubscribable> {
         if !self.subscribable(uri) {
             return Err(NotSubscribable(uri.to_owned()));
@@ -188,7 +241,7 @@ impl Pipeline {
     /// The number of listeners, as it changes: open listen streams and 2025-11-25 session
     /// subscriptions (for health reporting, and for whoever must know a listener is there
     /// before publishing).
-    pub fn open_subscriptions(&self) -> watch::Receiver<usize> {
+    pub fn open(&self) -> watch::Receiver<usize> {
         self.updates().open()
     }
 
@@ -197,7 +250,7 @@ impl Pipeline {
     /// when a shutdown begins, so that open streams do not hold the shutdown for its whole
     /// grace period; an application embedding the server cancels it where its own graceful
     /// shutdown begins.
-    pub fn subscriptions_closing(&self) -> CancellationToken {
+    pub fn closing(&self) -> CancellationToken {
         self.updates().closing().clone()
     }
 }

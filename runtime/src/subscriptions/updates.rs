@@ -2,8 +2,7 @@
 //! fanned out to every listener (an open `subscriptions/listen` stream, or a 2025-11-25
 //! session's `resources/subscribe`), the number of listeners, the token that ends the listen
 //! streams at shutdown, and the sessions' subscriptions. It knows nothing of the pipeline, so
-//! the pipeline can own one without a module circle (catalog/subscriptions.rs is the
-//! protocol side).
+//! the pipeline can own one without a module circle (`subscriptions` is the protocol side).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -12,7 +11,7 @@ use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 /// Updates a listen stream may fall behind by before it is told "everything you listen to
-/// may have changed" instead of each update (see catalog/subscriptions.rs): a slow client
+/// may have changed" instead of each update (see `Subscriptions::listen`): a slow client
 /// costs bounded memory, and no update is lost without the client hearing of it.
 const BACKLOG: usize = 64;
 
