@@ -12,6 +12,15 @@
 #   ./scripts/bench-build.sh                 # about 10 minutes on 2 cores, most of it cold builds
 #   BENCH_BUILD_PROFILES=debug ./scripts/bench-build.sh
 #
+# With --cold REV...: what a first build costs, for each git revision (default HEAD) in a
+# worktree of its own: the crates compiled (the `Compiling` lines) and the wall time of a cold
+# `cargo build --release --locked` in an empty target directory, and the peak memory of the
+# largest process, for the default server and for a project made by `harness-codegen new`
+# (its Cargo.lock the revision's, so both resolve the same versions). About 12 minutes per
+# revision on 2 cores; run it with nothing else building.
+#
+#   ./scripts/bench-build.sh --cold 6a6dba1 HEAD
+#
 # harness.toml is edited in place and restored on exit, however the script ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +29,77 @@ repeats=${BENCH_BUILD_REPEATS:-3}
 profiles=${BENCH_BUILD_PROFILES:-debug release}
 out=target/bench-build
 mkdir -p "$out"
+export CARGO_TERM_COLOR=never
 
 now() { date +%s.%N; }
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$2"; }
+
+# cold_build LABEL REV DIR ARGS...: one cold release build of the package in DIR, in an empty
+# target directory; prints a table row.
+cold_build() {
+    local label=$1 rev=$2 dir=$3
+    shift 3
+    local target=$root/$out/cold/target
+    rm -rf "$target"
+    local start
+    start=$(now)
+    (cd "$dir" && CARGO_TARGET_DIR=$target /usr/bin/time -f %M -o "$root/$out/cold/rss" \
+        cargo build --release "$@" 2>"$root/$out/cold/build.log") \
+        || { cat "$root/$out/cold/build.log" >&2; exit 1; }
+    local seconds crates rss_mb
+    seconds=$(elapsed "$start" "$(now)")
+    crates=$(grep -c '^ *Compiling ' "$root/$out/cold/build.log")
+    rss_mb=$(($(tail -1 "$root/$out/cold/rss") / 1024))
+    rm -rf "$target"
+    echo "| $label | $rev | $crates | $seconds | $rss_mb |"
+}
+
+cold() {
+    [ $# -gt 0 ] || set -- HEAD
+    mkdir -p "$out/cold"
+    local rows=()
+    for rev in "$@"; do
+        local short wt cli_target
+        short=$(git rev-parse --short "$rev")
+        wt=$root/$out/cold/worktree-$short
+        git worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+        git worktree add --quiet --detach "$wt" "$rev"
+        echo "== $rev ($short): the command line, not timed" >&2
+        cli_target=$root/$out/cold/cli-$short
+        # The command line is its own package since harness-codegen-cli; before, it was
+        # harness-codegen's binary.
+        (cd "$wt" && if [ -f cli/Cargo.toml ]; then
+            CARGO_TARGET_DIR=$cli_target cargo build --release --locked --quiet -p harness-codegen-cli
+        else
+            CARGO_TARGET_DIR=$cli_target cargo build --release --locked --quiet -p harness-codegen --bin harness-codegen
+        fi)
+        echo "== $rev ($short): the default server" >&2
+        local row
+        row=$(cold_build "default server (\`cargo build --release --locked\`)" "$short" "$wt" --locked)
+        rows+=("$row")
+        echo "== $rev ($short): a project made by harness-codegen new" >&2
+        local project=$root/$out/cold/new-$short
+        rm -rf "$project"
+        "$cli_target/release/harness-codegen" new "$project" >/dev/null
+        cp "$wt/Cargo.lock" "$project/Cargo.lock"
+        row=$(cold_build "\`harness-codegen new\` project" "$short" "$project" --offline)
+        rows+=("$row")
+        git worktree remove --force "$wt"
+    done
+    {
+        echo "# Cold release builds ($(nproc) cores)"
+        echo
+        echo "| build | revision | crates compiled | seconds | peak memory of one process (MB) |"
+        echo "|---|---|---:|---:|---:|"
+        printf '%s\n' "${rows[@]}"
+    } | tee "$out/cold-report.md"
+}
+
+if [ "${1:-}" = --cold ]; then
+    shift
+    cold "$@"
+    exit 0
+fi
 median() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.2f}')" "$@"; }
 
 profile_flag() { [ "$1" = release ] && echo --release || true; }

@@ -14,6 +14,8 @@
 //! list-changed kinds are never advertised and always left out of the acknowledgment, as the
 //! specification asks of notification types a server does not support.
 
+pub(crate) mod updates;
+
 use std::sync::Arc;
 
 use rmcp::model::{ErrorData, ResourceUpdatedNotificationParam, SubscriptionFilter};
@@ -21,8 +23,6 @@ use rmcp::service::{Peer, RoleServer, SubscriptionContext, SubscriptionSendError
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
-
-pub(crate) mod updates;
 
 use crate::catalog::record::refusal_error;
 use crate::pipeline::Pipeline;
