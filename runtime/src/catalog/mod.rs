@@ -10,7 +10,6 @@ pub(crate) mod record;
 pub(crate) mod resources;
 pub(crate) mod subscriptions;
 pub(crate) mod updates;
-pub(crate) mod uri_template;
 
 pub use self::prompt_body::PromptMessages;
 pub use self::resources::{Resolved, ResourceBody, TemplateRead};

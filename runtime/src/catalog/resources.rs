@@ -3,6 +3,7 @@
 //! guards, every read audited, an unknown URI answered with the specification's not-found
 //! error carrying the URI.
 
+use harness_contract::uri_template::match_uri;
 use rmcp::model::{
     ContentBlock, ErrorData, ListResourceTemplatesResult, ListResourcesResult,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -13,7 +14,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
 use crate::catalog::record::{Began, Finished, refusal_error};
-use crate::catalog::uri_template::match_uri;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
 use crate::context::CallContext;
