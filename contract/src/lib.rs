@@ -1,7 +1,7 @@
 //! What the generator (harness-codegen) and the code it generates (through harness-runtime)
 //! must agree on, defined once: the manifest's enums, the transport defaults, the audit record's
-//! fields and outcome names, the digest the audit and the verifier both compute, and the
-//! digest of a pinned upstream tool.
+//! fields and outcome names, the digest the audit and the verifier both compute, the
+//! digest of a pinned upstream tool, and the grammar of resource URI templates.
 //!
 //! The generator emits paths such as `rt::TransportKind::Sse`; [`ContractEnum`] names the type
 //! and variant so no emitter keeps its own copy of a mapping.
@@ -12,6 +12,7 @@ mod enums;
 pub mod guards;
 pub mod transport;
 pub mod upstream;
+pub mod uri_template;
 pub mod verifier;
 
 pub use audit::{FsyncPolicy, HarnessOutcome, RECORD_FIELDS};

@@ -8,6 +8,9 @@
 //!   `bundle`, `verify`, `health`); [`include_generated!`] brings the generated server in.
 //! - [`embed::router`]: the server's endpoints as an axum `Router` inside an existing
 //!   application.
+//! - [`content`]: the content blocks a body may answer with instead of JSON; [`notify`]:
+//!   progress and log messages while it runs; [`input`]: what it may ask the client for
+//!   (elicitation, sampling, roots).
 //!
 //! # What generated code fills in and calls
 //! - [`spec`]: the manifest as `static` descriptions (server, transport, tools, guards, bundle);
@@ -208,5 +211,31 @@ pub mod __private {
     /// The built-in tools' bodies.
     pub mod builtins {
         pub use crate::builtins::{diagnostics, health, ping};
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The crate doc is the map of the public modules: one added without a line there would
+    /// be a part of the API nobody is pointed to.
+    #[test]
+    fn the_crate_doc_names_every_public_module() {
+        let source = include_str!("lib.rs");
+        let doc: String = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("//!"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let modules: Vec<&str> = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub mod ")?.strip_suffix(';'))
+            .collect();
+        assert!(modules.len() > 10, "found only {modules:?}");
+        for module in modules {
+            assert!(
+                doc.contains(&format!("`{module}`")) || doc.contains(&format!("`{module}::")),
+                "the crate doc does not name `{module}`"
+            );
+        }
     }
 }

@@ -1,8 +1,6 @@
 //! Stage 3: one emitter per artifact, each seeing only the validated model.
 //!
-//! This file only declares and re-exports: `artifacts` runs the emitters, `options` holds what
-//! changes the output besides the manifest; [`rust`], [`bundle`] and [`schema`] are the
-//! emitters.
+//! This file only declares and re-exports.
 
 mod artifacts;
 pub mod bundle;

@@ -4,9 +4,7 @@
 //! `deny_unknown_fields`, so a manifest with several stray keys reports all of them at once;
 //! the JSON Schema still says `additionalProperties: false` for editors.
 //!
-//! One file per concern (this file only declares and re-exports): `document` (the whole
-//! manifest), `server` (the server-wide tables), `auth` (the OAuth resource server), `tools`, `upstreams` (the gateway's), [`bundle`] (the Harbor task),
-//! `parse`, `unknown_keys` and `schema`.
+//! One file per concern; this file only declares and re-exports.
 
 mod auth;
 pub mod bundle;

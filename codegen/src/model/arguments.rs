@@ -12,7 +12,7 @@ use crate::error_sink::ErrorSink;
 use crate::ident;
 use crate::manifest::{ArgType, Argument};
 use crate::manifest_path::{ManifestPath, Segment};
-use crate::model::bounds::{check_order, integer_type, number_type, string_type};
+use crate::model::bounds::{Limit, check_order, integer_type, number_type, string_type};
 use crate::model::constraints::Constraints;
 use crate::model::names::{TypeNames, report_ident_error, rust_names};
 use crate::model::types::{FieldModel, Presence, TypeModel};
@@ -307,9 +307,14 @@ fn array_type(
 ) -> Option<TypeModel> {
     let errors = errors.child();
     check_order(
-        constraints.min_items,
-        constraints.max_items,
-        ("min_items", "max_items"),
+        Limit {
+            key: "min_items",
+            value: constraints.min_items,
+        },
+        Limit {
+            key: "max_items",
+            value: constraints.max_items,
+        },
         path,
         &errors,
     );

@@ -16,9 +16,14 @@ pub(crate) fn string_type(
 ) -> Option<TypeModel> {
     let errors = errors.child();
     check_order(
-        constraints.min_length,
-        constraints.max_length,
-        ("min_length", "max_length"),
+        Limit {
+            key: "min_length",
+            value: constraints.min_length,
+        },
+        Limit {
+            key: "max_length",
+            value: constraints.max_length,
+        },
         path,
         &errors,
     );
@@ -40,21 +45,31 @@ pub(crate) fn string_type(
     })
 }
 
-/// Reports a lower limit above its upper limit (`keys` names both, lower first).
+/// A count limit (a length or a number of items) and the key that sets it; the key goes with
+/// its value so a caller cannot report one limit under the other's name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limit<'k> {
+    /// The manifest key, e.g. `min_length`.
+    pub(crate) key: &'k str,
+    /// Its value, if the manifest sets it.
+    pub(crate) value: Option<u64>,
+}
+
+/// Reports a lower limit above its upper limit.
 pub(crate) fn check_order(
-    low: Option<u64>,
-    high: Option<u64>,
-    (low_key, high_key): (&str, &str),
+    low: Limit<'_>,
+    high: Limit<'_>,
     path: &ManifestPath,
     errors: &ErrorSink<'_>,
 ) {
-    if let (Some(low), Some(high)) = (low, high)
-        && low > high
+    if let (Some(low_value), Some(high_value)) = (low.value, high.value)
+        && low_value > high_value
     {
+        let (low_key, high_key) = (low.key, high.key);
         errors.report(
             Diagnostic::value(
                 path.key(low_key),
-                format!("{low_key} ({low}) is greater than {high_key} ({high})"),
+                format!("{low_key} ({low_value}) is greater than {high_key} ({high_value})"),
             )
             .label("no value can satisfy both")
             .help(format!("make {low_key} <= {high_key}")),

@@ -102,7 +102,7 @@ pub fn build(
         resource_schemes: catalog.schemes(),
     };
     let catalog_guards = defaults.resolve(&Guards::default());
-    let upstreams = upstreams(manifest, (base_dir, &mut inputs), &errors);
+    let upstreams = upstreams(manifest, base_dir, &mut inputs, &errors);
     crate::model::http_edge::check_request_timeout(manifest, &errors);
     let mut tools = tools(
         &manifest.tools,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
+use harness_contract::uri_template::{TemplateError, UriTemplate};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
@@ -439,50 +440,34 @@ fn template_expressions<'t>(
     path: &ManifestPath,
     errors: &ErrorSink<'_>,
 ) -> Option<Vec<&'t str>> {
-    let mut names = Vec::new();
-    let mut rest = template;
-    let mut previous_was_variable = false;
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix('{') {
-            let Some(close) = after.find('}') else {
-                errors.report(
-                    Diagnostic::value(path.clone(), "unclosed `{` in the URI template")
-                        .label("no `}`")
-                        .help("for example \"tickets://{id}/summary\""),
-                );
-                return None;
+    let parsed = match UriTemplate::parse(template) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let (label, help) = match error {
+                TemplateError::Unclosed { .. } => ("no `}`", EXAMPLE),
+                TemplateError::StrayClose { .. } => ("unbalanced", EXAMPLE),
+                TemplateError::EmptyName { .. } | TemplateError::InvalidName { .. } => (
+                    "not a name",
+                    "a variable name has letters, digits and `_` only",
+                ),
+                TemplateError::Operator { .. }
+                | TemplateError::Modifier { .. }
+                | TemplateError::Adjacent { .. } => ("unsupported", LEVEL_1_ONLY),
             };
-            let name = &after[..close];
-            let plain =
-                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-            if !plain || previous_was_variable {
-                errors.report(
-                    Diagnostic::value(path.clone(), format!("`{{{name}}}` is not a level-1 template expression, or follows another without a literal between"))
-                        .label("unsupported")
-                        .help("only `{name}` expressions (letters, digits, `_`) separated by literal text are supported: operators (+ # . / ; ? &), prefixes (:3) and explode (*) would make matching a URI ambiguous"),
-                );
-                return None;
-            }
-            names.push(name);
-            previous_was_variable = true;
-            rest = &after[close + 1..];
-        } else {
-            let next = rest.find('{').unwrap_or(rest.len());
-            if rest[..next].contains('}') {
-                errors.report(
-                    Diagnostic::value(path.clone(), "stray `}` in the URI template")
-                        .label("unbalanced")
-                        .help("for example \"tickets://{id}/summary\""),
-                );
-                return None;
-            }
-            previous_was_variable = false;
-            rest = &rest[next..];
+            errors.report(
+                Diagnostic::value(path.clone(), format!("not a level-1 URI template: {error}"))
+                    .label(label)
+                    .help(help),
+            );
+            return None;
         }
-    }
+    };
     check_uri(template, path, errors);
-    Some(names)
+    Some(parsed.variables().collect())
 }
+
+const EXAMPLE: &str = "for example \"tickets://{id}/summary\"";
+const LEVEL_1_ONLY: &str = "only `{name}` expressions (letters, digits, `_`) separated by literal text are supported: operators (+ # . / ; ? &), prefixes (:3) and explode (*) would make matching a URI ambiguous";
 
 fn prompt(
     prompt: &manifest::Prompt,

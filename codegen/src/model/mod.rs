@@ -2,14 +2,8 @@
 //! constraint is checked against its type, every default is applied, and every problem is
 //! collected, not just the first. Emitters read only this model.
 //!
-//! One file per concern, data flowing one way (this file only declares and re-exports):
-//! [`server`] (`[server]`, `[transport]`, `[audit]`), [`auth`] (`[auth]` and the tools'
-//! scopes), `http_edge` (the limits of every HTTP
-//! connection), [`guards`], [`tools`] (tools and the built-ins), `arguments` (fields, enums,
-//! arrays, objects and defaults), `bounds` (the scalar types' constraints), [`types`] (what a
-//! validated argument is), [`value`] (defaults as JSON), [`upstreams`] (the gateway's),
-//! [`bundle`] (the Harbor task) and [`verifier`], run in order by `build`. Every check
-//! reports into an error sink (see `crate::error_sink`).
+//! One file per concern, data flowing one way (this file only declares and re-exports), run
+//! in order by [`build()`]. Every check reports into an error sink (see `crate::error_sink`).
 
 mod arguments;
 pub mod auth;

@@ -77,7 +77,8 @@ pub struct UpstreamBinding {
 /// fail the model).
 pub(crate) fn upstreams(
     manifest: &manifest::Manifest,
-    (base_dir, inputs): (&Path, &mut Vec<PathBuf>),
+    base_dir: &Path,
+    inputs: &mut Vec<PathBuf>,
     errors: &ErrorSink<'_>,
 ) -> Vec<UpstreamModel> {
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
@@ -105,7 +106,7 @@ pub(crate) fn upstreams(
                 );
             }
             let errors = errors.child();
-            let model = upstream_model(upstream, &path, manifest, (base_dir, inputs), &errors);
+            let model = upstream_model(upstream, &path, manifest, base_dir, inputs, &errors);
             errors.unless_failed(model)
         })
         .collect()
@@ -115,7 +116,8 @@ fn upstream_model(
     upstream: &manifest::Upstream,
     path: &ManifestPath,
     manifest: &manifest::Manifest,
-    (base_dir, inputs): (&Path, &mut Vec<PathBuf>),
+    base_dir: &Path,
+    inputs: &mut Vec<PathBuf>,
     errors: &ErrorSink<'_>,
 ) -> UpstreamModel {
     let name_ok = !upstream.name.is_empty()

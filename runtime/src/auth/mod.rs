@@ -1,10 +1,8 @@
 //! Who is calling ([`Caller`]) and, with the `oauth` feature, the OAuth 2.1 resource server
 //! (`[auth]` in the manifest, MCP "Authorization"): JWT access tokens checked against the
-//! issuer's cached keys (`jwt`, `jwks`, `issuer`; tokens already verified are remembered
-//! until they expire, `verified`), opaque ones introspected (`introspection`), the
-//! protected-resource metadata (`resource_metadata`), every refusal's answer (`challenge`),
-//! and the HTTP middleware (`layer`), which puts the [`Caller`] into each accepted request's
-//! extensions.
+//! issuer's cached keys, opaque ones introspected, the protected-resource metadata, every
+//! refusal's answer, and the HTTP middleware, which puts the [`Caller`] into each accepted
+//! request's extensions.
 //!
 //! The token itself goes nowhere: a [`Caller`] holds no token, nothing logs it, and a gateway
 //! upstream's headers come only from the manifest.

@@ -10,7 +10,6 @@ pub(crate) mod prompt_body;
 pub(crate) mod prompts;
 pub(crate) mod record;
 pub(crate) mod resources;
-pub(crate) mod uri_template;
 
 pub use self::part::Catalog;
 pub use self::prompt_body::PromptMessages;

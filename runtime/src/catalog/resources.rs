@@ -4,6 +4,7 @@
 //! error carrying the URI.
 
 use crate::catalog::part::Catalog;
+use harness_contract::uri_template::match_uri;
 use rmcp::model::{
     ContentBlock, ErrorData, ListResourceTemplatesResult, ListResourcesResult,
     ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -14,7 +15,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
 use crate::catalog::record::{Began, Finished, refusal_error};
-use crate::catalog::uri_template::match_uri;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
 use crate::context::CallContext;

@@ -3,35 +3,56 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cli::error::{BundleError, CliError};
+use crate::cli::shared::print_line;
+use crate::server::GeneratedServer;
 use crate::spec::BundleSpec;
 
-/// Why the bundle could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum BundleError {
-    /// The manifest has no `[task]`.
-    #[error("this server was generated without a [task] section, so it has no bundle")]
-    NoBundle,
-    /// The target holds files already.
-    #[error("{0} is not empty; pass --force to overwrite the bundle's files in it")]
-    NotEmpty(PathBuf),
-    /// The binary would not run on the sidecar's `FROM scratch` image.
-    #[error(
-        "{0} is dynamically linked, so it cannot run on the sidecar's FROM scratch image; build a static binary with \
-         `RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release --target x86_64-unknown-linux-gnu` \
-         (or `make bundle`), or pass --allow-dynamic to write the bundle anyway"
-    )]
-    Dynamic(PathBuf),
-    /// The binary is not an ELF executable.
-    #[error("{0} is not a 64-bit little-endian ELF executable")]
-    NotElf(PathBuf),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
+#[derive(Debug, clap::Args)]
+pub(crate) struct BundleArgs {
+    /// The directory to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Overwrite the bundle's files in a non-empty directory.
+    #[arg(long)]
+    force: bool,
+    /// The server binary to ship (default: this executable). It must be static.
+    #[arg(long)]
+    binary: Option<PathBuf>,
+    /// Write the bundle with a dynamically linked binary (for inspection only: the
+    /// FROM scratch sidecar cannot run it).
+    #[arg(long)]
+    allow_dynamic: bool,
+}
+
+/// Writes the bundle and prints its paths; exit code 0.
+pub(crate) fn run<S: GeneratedServer>(server: &S, args: BundleArgs) -> Result<u8, CliError> {
+    let binary = match args.binary {
+        Some(binary) => binary,
+        None => std::env::current_exe().map_err(CliError::CurrentExe)?,
+    };
+    let out = args.out;
+    let written = write_bundle(
+        server.bundle(),
+        &out,
+        &binary,
+        args.force,
+        args.allow_dynamic,
+    )?;
+    for path in written {
+        print_line(&path.display().to_string())?;
+    }
+    // The paths go to stdout (for scripts); what to do next goes to stderr.
+    eprintln!(
+        "\nThe Harbor task is in {dir}. Next:\n  \
+         harbor trial start -p {dir} -a <agent> -e docker   # one trial with Harbor 0.18\n  \
+         harbor run -p {dir} -a <agent> -e docker -o jobs -y  # a job\n\
+         Its images pin registry bases; where no registry is reachable, set \
+         HARNESS_MAIN_BASE_IMAGE for main and build tests/ with --build-arg \
+         VERIFIER_BASE_IMAGE=<image>, or run ./scripts/compose-proof.sh, which does.",
+        dir = out.display()
+    );
+    Ok(0)
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BundleError + '_ {

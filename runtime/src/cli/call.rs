@@ -7,20 +7,51 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use crate::cli::error::{CallError, CliError};
+use crate::cli::shared::{async_runtime, print_line};
+use crate::server::GeneratedServer;
 use crate::transport::duplicate_keys::mark_duplicate_arguments;
 
-/// Why a call could not be made (a refused call is an answer, not this).
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    /// The arguments are not a JSON object.
-    #[error("the arguments are not a JSON object: {0}")]
-    Arguments(String),
-    /// The in-process session failed.
-    #[error("the in-process session failed: {0}")]
-    Session(String),
-    /// The running server could not be reached or gave no answer to the call.
-    #[error("{0}")]
-    Remote(String),
+#[derive(Debug, clap::Args)]
+pub(crate) struct CallArgs {
+    /// The tool's name.
+    pub(crate) tool: String,
+    /// The arguments, a JSON object.
+    #[arg(default_value = "{}")]
+    pub(crate) arguments: String,
+    /// Print the whole JSON-RPC response instead.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Call a running server over streamable HTTP instead [URL default: the manifest's
+    /// bind and MCP path]; the bearer token comes from the manifest's auth_token_env.
+    #[arg(long, value_name = "URL")]
+    pub(crate) url: Option<Option<String>>,
+    /// Seconds to wait for a running server's answer.
+    #[arg(long, default_value_t = 30)]
+    pub(crate) timeout_seconds: u64,
+}
+
+/// Makes the call in-process and prints the reply; exit code 1 when the call failed.
+pub(crate) fn run<S: GeneratedServer>(server: S, args: CallArgs) -> Result<u8, CliError> {
+    let runtime = async_runtime()?;
+    server.pipeline().check_setup()?;
+    crate::server::check_upstreams(&server)?;
+    let pipeline = server.clone();
+    let reply = runtime.block_on(call_in_process(server, &args.tool, &args.arguments))?;
+    pipeline.pipeline().flush_telemetry();
+    print_reply(&reply, args.json)
+}
+
+/// Prints what the model would see (or, with `json`, the whole response); exit code 1 when
+/// the call failed.
+pub(crate) fn print_reply(reply: &Value, json: bool) -> Result<u8, CliError> {
+    let (text, failed) = model_view(reply);
+    if json {
+        print_line(&serde_json::to_string_pretty(reply).expect("plain JSON"))?;
+    } else {
+        print_line(&text)?;
+    }
+    Ok(u8::from(failed))
 }
 
 /// The protocol version `call` asks for.

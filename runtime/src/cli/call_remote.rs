@@ -12,8 +12,32 @@ use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-use crate::cli::call::{CallError, tools_call_message};
+use crate::cli::call::{CallArgs, print_reply, tools_call_message};
+use crate::cli::error::{CallError, CliError};
 use crate::cli::health_probe::split_http_url;
+use crate::cli::shared::{async_runtime, manifest_url};
+use crate::server::GeneratedServer;
+
+/// Makes the call to the running server `--url` names (the manifest's MCP endpoint when it
+/// names none) and prints the reply; exit code 1 when the call failed.
+pub(crate) fn run<S: GeneratedServer>(server: &S, args: CallArgs) -> Result<u8, CliError> {
+    let runtime = async_runtime()?;
+    let spec = server.spec();
+    let remote = Remote {
+        url: match args.url.flatten() {
+            Some(url) => url,
+            None => manifest_url(spec, spec.transport.path)?,
+        },
+        token: spec
+            .transport
+            .auth_token_env
+            .and_then(|name| std::env::var(name).ok())
+            .filter(|token| !token.is_empty()),
+        timeout: Duration::from_secs(args.timeout_seconds),
+    };
+    let reply = runtime.block_on(call_remote(&remote, &args.tool, &args.arguments))?;
+    print_reply(&reply, args.json)
+}
 
 /// What a remote call needs besides the tool and its arguments.
 #[derive(Debug, Clone)]

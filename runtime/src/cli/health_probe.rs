@@ -5,18 +5,32 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-/// Why the health check failed.
-#[derive(Debug, thiserror::Error)]
-pub enum HealthError {
-    /// Only `http://host:port/path` is supported.
-    #[error("unsupported health url {0:?}: expected http://HOST:PORT/PATH")]
-    Url(String),
-    /// Connecting, writing or reading failed.
-    #[error("health check failed: {0}")]
-    Io(#[from] std::io::Error),
-    /// The answer was not 200 `{"status":"ok"}`.
-    #[error("unhealthy: {0}")]
-    Unhealthy(String),
+use crate::cli::error::{CliError, HealthError};
+use crate::cli::shared::manifest_url;
+use crate::server::GeneratedServer;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct HealthArgs {
+    /// The health endpoint [default: the manifest's bind and health_path, on loopback when
+    /// the bind is every interface].
+    #[arg(long)]
+    url: Option<String>,
+    /// Seconds to wait.
+    #[arg(long, default_value_t = 2)]
+    timeout_seconds: u64,
+}
+
+/// Checks the given or the manifest's health URL; exit code 0 when healthy.
+pub(crate) fn run<S: GeneratedServer>(server: &S, args: HealthArgs) -> Result<u8, CliError> {
+    let url = match args.url {
+        Some(url) => url,
+        None => {
+            let spec = server.spec();
+            manifest_url(spec, spec.transport.health_path)?
+        }
+    };
+    check(&url, Duration::from_secs(args.timeout_seconds))?;
+    Ok(0)
 }
 
 /// Checks `url` within `timeout`.

@@ -1,9 +1,6 @@
-//! The guards at the tool boundary, one file each, in pipeline order:
-//! `concurrency` (`[server] max_in_flight`) -> [`rate_limit`] (in this process, or in Redis
-//! with the `redis` feature: `redis_window`) -> (validate) -> `idempotency` keys (in memory or
-//! in Redis) -> (confirm) -> `concurrency` (`max_concurrent`) -> (execute) -> [`tabular`] ->
-//! [`lines`] -> [`strip`] -> [`redact`] -> [`chars`] (`schema_cap` for a result with a
-//! declared schema).
+//! The guards at the tool boundary, one file each: the checks a call passes before its body
+//! runs, and the output guards its result passes after. The order they run in is the
+//! pipeline's (see [`crate::pipeline`]).
 
 pub mod chars;
 pub(crate) mod concurrency;

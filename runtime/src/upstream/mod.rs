@@ -3,14 +3,6 @@
 //! before the upstream sees it (by the generated validator, in the pipeline), bounded by the
 //! tool's timeout and the upstream's `timeout_ms`, cancelled upstream when the client
 //! cancels, and its output guarded like a local body's.
-//!
-//! One file per concern: `connect` (child process or HTTP client, `initialize`), `request` (one call:
-//! progress routed back, cancellation sent on), `link`
-//! (one upstream over time: state, pins, the supervisor that restarts), `handler` (what the
-//! upstream sends the gateway), `forward` (what an upstream asks, passed on to the client),
-//! `rounds` (a 2026-07-28 upstream's input-required results), `pins` (live definitions
-//! against the pins), `reply` (an upstream result as the pipeline's output, failures as
-//! envelopes).
 
 mod connect;
 mod forward;

@@ -1,8 +1,7 @@
 //! The Harbor task directory: one emitter per file. TOML and YAML are typed
 //! values serialized by their crates; prose and Dockerfiles come from templates/.
 //!
-//! This file only declares and re-exports: `files` lists the bundle, `layout` says where
-//! things are in it.
+//! This file only declares and re-exports.
 
 mod compose;
 mod files;

@@ -1,7 +1,5 @@
-//! The generated Rust module, one file per part: [`specs`] (the spec constants), [`types`]
-//! (argument types and validators), [`server`] (body traits and the rmcp handler), `upstreams` (the gateway's specs and bodies), `auth` (the `[auth]` spec), and
-//! [`format`] (prettyplease, the `@generated` header, blank lines between items);
-//! `server_module` puts them in order and `tokens` holds the token builders they share.
+//! The generated Rust module, written one part per file (each seeing only the validated model)
+//! and put in order by [`server_module()`], which is all this file re-exports.
 
 mod auth;
 mod catalog;

@@ -1,7 +1,6 @@
 //! The validated Harbor task around the server: the decisions every bundle file is written
-//! from ([`BundleModel`]), task.toml's decisions ([`task`]), the lints that catch what Harbor
-//! itself does not check (`lints`, and `topology` for whether the services reach each other),
-//! each an error with its location and a help line, and the order they run in (`build`).
+//! from ([`BundleModel`]), and the lints that catch what Harbor itself does not check, each an
+//! error with its location and a help line.
 
 mod build;
 mod decisions;
