@@ -41,26 +41,22 @@ impl Pipeline {
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<O, ToolError>>,
     {
-        let Admitted {
-            tool,
-            call,
-            trace_id,
-            args,
-            args_json,
-        } = admitted;
+        // The fields are borrowed here and the whole call handed on; a refusal takes the
+        // arguments' JSON for its audit record and ends the call.
+        let (tool, call, trace_id) = (admitted.tool, admitted.call, admitted.trace_id);
         let spec = tool.spec;
         let guards = &spec.guards;
         let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
         let input = match self.input_session(spec, call, guards) {
             Ok(input) => input,
-            Err(refusal) => return (refused(refusal, args_json), false),
+            Err(refusal) => return (refused(refusal, admitted.args_json), false),
         };
         if spec.write.confirm {
-            let confirmation = self.unconfirmed(spec, &input, &args_json, trace_id);
+            let confirmation = self.unconfirmed(spec, &input, &admitted.args_json, trace_id);
             let unconfirmed = tokio::select! {
                 unconfirmed = confirmation => unconfirmed,
                 () = call.cancellation.cancelled() => {
-                    return (refused(Refusal::Cancelled, args_json), false);
+                    return (refused(Refusal::Cancelled, admitted.args_json), false);
                 }
             };
             if let Some(outcome) = unconfirmed {
@@ -75,17 +71,13 @@ impl Pipeline {
             .map(|slots| (slots, slots.try_enter()))
         {
             Some((slots, None)) => {
-                return (refused(Refusal::ToolBusy(slots.max()), args_json), false);
+                return (
+                    refused(Refusal::ToolBusy(slots.max()), admitted.args_json),
+                    false,
+                );
             }
             Some((_, place)) => place,
             None => None,
-        };
-        let admitted = Admitted {
-            tool,
-            call,
-            trace_id,
-            args,
-            args_json,
         };
         (self.run_body(admitted, &input, body).await, true)
     }
