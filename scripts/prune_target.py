@@ -1,17 +1,15 @@
 #!/usr/bin/env python3
 """Prunes a cargo target directory shared by CI runs in fresh clones (see .ci/run).
 
-Registry crates build once and are reused by every later clone; the workspace's own crates
-do not: a clone at a new path gives them new hashes, and a fresh checkout's mtimes make them
-stale even at the same path. Their artifacts are therefore dead weight after the run that
-built them, and without pruning they pile up run after run. This removes, in every cargo
-profile directory under TARGET (target/debug, target/<triple>/release, target/fuzz/<triple>/
-release, target/user-workflow/debug, ...), every unit of the packages named with --package
-(the workspace's members, fuzz/'s, and the throwaway packages the user-workflow test builds
-in temporary directories): .fingerprint/<pkg>-<hash>, build/<pkg>-<hash>, and the deps/ and
-examples/ files ending in -<hash> (cargo names a unit's fingerprint directory and its
-outputs with the same hash). Registry and git dependencies are kept. Uplifted binaries
-(target/debug/<bin>) are overwritten by the next build and left alone.
+Registry crates build once and are reused by every later run. Some packages are not: the
+throwaway ones the user-workflow test builds in a new temporary directory each run, and the
+published crates' verify builds once their packaged files change (cargo unpacks a .crate with
+one fixed mtime, so it would not see the change). This removes, in every cargo profile
+directory under TARGET (target/debug, target/<triple>/release, target/user-workflow/debug,
+...), every unit of the packages named with --package: .fingerprint/<pkg>-<hash>,
+build/<pkg>-<hash>, and the deps/ and examples/ files ending in -<hash> (cargo names a unit's
+fingerprint directory and its outputs with the same hash). Registry and git dependencies are
+kept. Uplifted binaries (target/debug/<bin>) are overwritten by the next build and left alone.
 
   scripts/prune_target.py [--dry-run] TARGET --package NAME [--package NAME ...]
 """

@@ -92,4 +92,6 @@ step "the OAuth resource server with a token from a real OpenID provider, throug
 step "the scripted model of the agent trial (tests/agent)"
 "$python" tests/agent/test_scripted_model.py
 ./scripts/scan_secrets.sh target/harbor-check/bundle
+step "the scripts CI's cache rests on (tests/scripts)"
+"$python" tests/scripts/test_ci_cache.py
 step "done"

@@ -9,7 +9,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
 
 use crate::auth::Caller;
-use crate::catalog::record::{Began, Finished, refusal_error};
+use crate::catalog::record::{Began, Finished};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::guards::{redact, strip};
@@ -79,22 +79,8 @@ impl Catalog<'_> {
         };
         let args = args_of(&target, request);
         let Some(completions) = completions else {
-            let (error, outcome, code) = refusal_error(
-                Refusal::UnknownPrompt(target.clone()),
-                &began.trace_id,
-                None,
-            );
-            self.audit_request(
-                COMPLETE,
-                &target,
-                &args,
-                &began,
-                &Finished {
-                    outcome,
-                    error_code: Some(code),
-                },
-            );
-            return Err(error);
+            let refusal = Refusal::UnknownPrompt(target.clone());
+            return Err(self.refuse(refusal, COMPLETE, &target, None, &args, &began));
         };
         let typed = request.argument.value.as_str();
         let matching: Vec<String> = completions
@@ -139,14 +125,7 @@ impl Catalog<'_> {
         let audit = |finished: &Finished<'_>| {
             self.audit_request(COMPLETE, target, &args, &began, finished);
         };
-        let refuse = |refusal| {
-            let (error, outcome, code) = refusal_error(refusal, trace_id, None);
-            audit(&Finished {
-                outcome,
-                error_code: Some(code),
-            });
-            Err(error)
-        };
+        let refuse = |refusal| Err(self.refuse(refusal, COMPLETE, target, None, &args, &began));
         let typed = &request.argument.value;
         if typed.chars().count() > MAX_TYPED_CHARS {
             let mut errors = crate::validate::ArgErrors::default();

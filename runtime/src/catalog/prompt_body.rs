@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::audit::args_sha256;
 use crate::auth::Caller;
 use crate::catalog::prompts::{GET, guarded_messages};
-use crate::catalog::record::{Began, Finished, refusal_error};
+use crate::catalog::record::{Began, Finished};
 use crate::content::{Block, Content};
 use crate::context::CallContext;
 use crate::error::ToolError;
@@ -97,21 +97,7 @@ impl Catalog<'_> {
         let audit = |finished: &Finished<'_>| {
             self.audit_request(GET, name, &raw, &began, finished);
         };
-        let refuse = |refusal| {
-            let (error, outcome, code) = refusal_error(
-                refusal,
-                trace_id,
-                Some(AskedFor {
-                    field: "name",
-                    value: name,
-                }),
-            );
-            audit(&Finished {
-                outcome,
-                error_code: Some(code),
-            });
-            Err(error)
-        };
+        let refuse = |refusal| Err(self.refuse(refusal, GET, name, Some("name"), &raw, &began));
         let catalog = &self.server().catalog;
         let Some(spec) = catalog.prompts.iter().find(|spec| spec.name == name) else {
             return refuse(Refusal::UnknownPrompt(name.to_owned()));

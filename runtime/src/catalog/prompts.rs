@@ -3,7 +3,6 @@
 //! output guards (one char budget across the prompt), every get audited.
 
 use crate::catalog::part::Catalog;
-use crate::pipeline::bounded::AskedFor;
 use rmcp::model::{
     ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
     PromptMessage, Role,
@@ -12,7 +11,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::catalog::record::{Began, Finished, refusal_error};
+use crate::catalog::record::{Began, Finished};
 use crate::content::guard::{ContentRefusal, guard_each};
 use crate::content::{Binary, Block};
 use crate::pipeline::refusal::Refusal;
@@ -106,25 +105,7 @@ impl Catalog<'_> {
         let name = request.name.as_str();
         let raw = Value::Object(request.arguments.clone().unwrap_or_default());
         let refuse = |refusal, args: &Value| {
-            let (error, outcome, code) = refusal_error(
-                refusal,
-                trace_id,
-                Some(AskedFor {
-                    field: "name",
-                    value: name,
-                }),
-            );
-            self.audit_request(
-                GET,
-                name,
-                args,
-                &began,
-                &Finished {
-                    outcome,
-                    error_code: Some(code),
-                },
-            );
-            Err(error)
+            Err(self.refuse(refusal, GET, name, Some("name"), args, &began))
         };
         let catalog = &self.server().catalog;
         let Some(spec) = catalog.prompts.iter().find(|spec| spec.name == name) else {

@@ -110,6 +110,33 @@ impl Catalog<'_> {
     }
 }
 
+impl Catalog<'_> {
+    /// Refuses a catalog request: audits `method` on `target` with the refusal's outcome and
+    /// code, and returns the JSON-RPC error, with `target` under `field` (such as `uri`) in
+    /// its data when the request named one.
+    pub(crate) fn refuse(
+        &self,
+        refusal: Refusal,
+        method: &str,
+        target: &str,
+        field: Option<&'static str>,
+        args: &Value,
+        began: &Began,
+    ) -> ErrorData {
+        let asked = field.map(|field| AskedFor {
+            field,
+            value: target,
+        });
+        let (error, outcome, code) = refusal_error(refusal, &began.trace_id, asked);
+        let finished = Finished {
+            outcome,
+            error_code: Some(code),
+        };
+        self.audit_request(method, target, args, began, &finished);
+        error
+    }
+}
+
 /// A refusal as a JSON-RPC error: the refusal table's code and message, the envelope's fields
 /// in `data` (plus what was asked for, such as the unknown `uri`), and the code's audit outcome.
 pub(crate) fn refusal_error(

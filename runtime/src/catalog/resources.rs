@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
-use crate::catalog::record::{Began, Finished, refusal_error};
+use crate::catalog::record::{Began, Finished};
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
 use crate::context::CallContext;
@@ -181,20 +181,15 @@ impl Catalog<'_> {
                 cancellation: context.ct.clone(),
             });
         }
-        let (error, outcome, code) = refusal_error(
-            Refusal::UnknownResource(uri.to_owned()),
-            &began.trace_id,
-            Some(AskedFor {
-                field: "uri",
-                value: uri,
-            }),
-        );
-        let finished = Finished {
-            outcome,
-            error_code: Some(code),
-        };
-        self.audit_request(READ, uri, &args, &began, &finished);
-        Resolved::Done(Err(error))
+        let refusal = Refusal::UnknownResource(uri.to_owned());
+        Resolved::Done(Err(self.refuse(
+            refusal,
+            READ,
+            uri,
+            Some("uri"),
+            &args,
+            &began,
+        )))
     }
 
     /// Runs a template's body on a matched read: variables validated strictly into `V`
@@ -220,27 +215,8 @@ impl Catalog<'_> {
         let trace_id = began.trace_id.as_str();
         let args = json!({ "uri": uri });
         let spec = &self.server().catalog.templates[index];
-        let refuse = |refusal: Refusal| {
-            let (error, outcome, code) = refusal_error(
-                refusal,
-                trace_id,
-                Some(AskedFor {
-                    field: "uri",
-                    value: &uri,
-                }),
-            );
-            self.audit_request(
-                READ,
-                &uri,
-                &args,
-                &began,
-                &Finished {
-                    outcome,
-                    error_code: Some(code),
-                },
-            );
-            Err(error)
-        };
+        let refuse =
+            |refusal: Refusal| Err(self.refuse(refusal, READ, &uri, Some("uri"), &args, &began));
         let vars = match V::from_call(Some(&variables)) {
             Ok(vars) => vars,
             Err(errors) => return refuse(Refusal::InvalidArguments(errors)),
@@ -319,25 +295,8 @@ impl Catalog<'_> {
                 if let ContentRefusal::InvalidBase64(reason) = &refusal {
                     tracing::error!(trace_id, uri, %reason, "resource content carries base64 that does not decode");
                 }
-                let (error, outcome, code) = refusal_error(
-                    Refusal::Content(refusal),
-                    trace_id,
-                    Some(AskedFor {
-                        field: "uri",
-                        value: uri,
-                    }),
-                );
-                self.audit_request(
-                    READ,
-                    uri,
-                    args,
-                    began,
-                    &Finished {
-                        outcome,
-                        error_code: Some(code),
-                    },
-                );
-                Err(error)
+                let refusal = Refusal::Content(refusal);
+                Err(self.refuse(refusal, READ, uri, Some("uri"), args, began))
             }
         }
     }
