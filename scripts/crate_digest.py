@@ -4,11 +4,15 @@
 The digest covers every member's path, mode and bytes except `.cargo_vcs_info.json`, which
 names the commit: a new commit that leaves a package's files alone leaves its digest alone.
 
-  scripts/crate_digest.py CRATE...
+  scripts/crate_digest.py CRATE...                      # "DIGEST  FILE" a line
+  scripts/crate_digest.py --changed-since LIST CRATE... # the packages whose line LIST lacks
+
+LIST is an earlier output (a missing file lists nothing, so every package has changed).
 """
 
 import hashlib
 import os
+import re
 import sys
 import tarfile
 
@@ -28,11 +32,34 @@ def digest(path):
     return h.hexdigest()
 
 
+def package_name(path):
+    """harness-codegen-cli-0.1.0.crate -> harness-codegen-cli: the name ends where a
+    MAJOR.MINOR.PATCH version begins."""
+    stem = os.path.basename(path).removesuffix(".crate")
+    found = re.match(r"^(?P<name>.+?)-\d+\.\d+\.\d+", stem)
+    return found["name"] if found else stem
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    known = None
+    if args[:1] == ["--changed-since"]:
+        if len(args) < 2:
+            sys.exit(__doc__)
+        try:
+            with open(args[1]) as listed:
+                known = set(listed.read().splitlines())
+        except FileNotFoundError:
+            known = set()
+        args = args[2:]
+    if not args:
         sys.exit(__doc__)
-    for path in sys.argv[1:]:
-        print(f"{digest(path)}  {os.path.basename(path)}")
+    for path in args:
+        line = f"{digest(path)}  {os.path.basename(path)}"
+        if known is None:
+            print(line)
+        elif line not in known:
+            print(package_name(path))
 
 
 if __name__ == "__main__":

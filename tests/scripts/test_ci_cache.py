@@ -1,7 +1,7 @@
 """The scripts CI's cache rests on (see .ci/README.md): scripts/sync_checkout.py must keep what
 did not change (its mtime is what keeps cargo's builds fresh), rewrite what did, and leave
 nothing behind; scripts/crate_digest.py must see any change to a package's files but not a new
-commit alone. Standard library only: `python3 tests/scripts/test_ci_cache.py`."""
+commit alone, and name the packages that changed. Standard library only: `python3 tests/scripts/test_ci_cache.py`."""
 
 from __future__ import annotations
 
@@ -130,6 +130,21 @@ class CrateDigest(unittest.TestCase):
         self.assertNotEqual(first, self.digest({"src/lib.rs": b"fn b() {}"}))
         self.assertNotEqual(first, self.digest(dict(base, **{"src/new.rs": b""})))
         self.assertNotEqual(first, self.digest({"src/main.rs": b"fn a() {}"}))
+
+    def test_changed_since_names_the_packages_whose_files_changed(self) -> None:
+        runtime = crate(self.dir / "harness-runtime-0.1.0.crate", {"src/lib.rs": b"a"})
+        cli = crate(self.dir / "harness-codegen-cli-0.1.0.crate", {"src/main.rs": b"b"})
+        listed = self.dir / "verified.sha256"
+        self.assertEqual(
+            run(DIGEST, "--changed-since", listed, runtime, cli).split(),
+            ["harness-runtime", "harness-codegen-cli"],
+        )
+        listed.write_text(run(DIGEST, runtime, cli))
+        self.assertEqual(run(DIGEST, "--changed-since", listed, runtime, cli), "")
+        crate(self.dir / "harness-codegen-cli-0.1.0.crate", {"src/main.rs": b"c"})
+        self.assertEqual(
+            run(DIGEST, "--changed-since", listed, runtime, cli).split(), ["harness-codegen-cli"]
+        )
 
     def test_a_file_that_is_not_a_crate_is_an_error(self) -> None:
         (self.dir / "broken.crate").write_bytes(b"not gzip")
