@@ -18,18 +18,22 @@ cd "$(dirname "$0")/.."
 MDBOOK_VERSION=0.5.4
 LINKCHECK_VERSION=0.13.0
 
-# install_tool NAME VERSION: `cargo install` unless `NAME --version` already says VERSION.
+# install_tool NAME VERSION [ARGS...]: `cargo install` unless `NAME --version` already says
+# VERSION. Built in the dev profile: a book of this size renders in a second either way, and
+# an optimized build of the tools cost minutes of a cold CI run.
 install_tool() {
     local name=$1 version=$2 installed=""
+    shift 2
     installed=$("$name" --version 2>/dev/null || true)
     if [ "${installed##* }" = "v$version" ] || [ "${installed##* }" = "$version" ]; then
         return 0
     fi
     echo "-- book.sh: installing $name $version (found: ${installed:-none})"
-    cargo install --locked --version "$version" "$name"
+    cargo install --locked --debug --version "$version" "$name" "$@"
 }
 
-install_tool mdbook "$MDBOOK_VERSION"
+# mdBook without `serve` and `watch` (an HTTP server and a file watcher CI never uses).
+install_tool mdbook "$MDBOOK_VERSION" --no-default-features --features search
 install_tool mdbook-linkcheck2 "$LINKCHECK_VERSION"
 if [ "${1:-}" = --install ]; then
     exit 0

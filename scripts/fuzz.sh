@@ -25,7 +25,8 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
     exit 1
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install --locked cargo-fuzz@0.13.2
+    # The dev profile: cargo-fuzz only drives cargo, and an optimized build costs a cold run minutes.
+    cargo install --locked --debug cargo-fuzz@0.13.2
 fi
 root=$PWD
 mkdir -p target
