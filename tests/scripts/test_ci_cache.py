@@ -124,6 +124,13 @@ class CrateDigest(unittest.TestCase):
         moved = dict(base, **{".cargo_vcs_info.json": b'{"git":{"sha1":"bbb"}}'})
         self.assertEqual(self.digest(base), self.digest(moved))
 
+    def test_the_checksums_in_cargo_lock_do_not_count_and_the_rest_does(self) -> None:
+        lock = b'[[package]]\nname = "harness-contract"\nversion = "0.1.0"\nchecksum = "%s"\n'
+        first = self.digest({"Cargo.lock": lock % b"aa"})
+        self.assertEqual(first, self.digest({"Cargo.lock": lock % b"bb"}))
+        bumped = lock.replace(b'"0.1.0"', b'"0.2.0"')
+        self.assertNotEqual(first, self.digest({"Cargo.lock": bumped % b"aa"}))
+
     def test_a_changed_added_or_renamed_file_changes_the_digest(self) -> None:
         base = {"src/lib.rs": b"fn a() {}"}
         first = self.digest(base)
