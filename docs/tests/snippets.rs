@@ -96,3 +96,25 @@ fn relative(file: &Path, base: &Path) -> String {
         .display()
         .to_string()
 }
+
+/// The manifest "A server of your own" shows is the one `harness-codegen new` writes, so the
+/// page cannot drift from the command (the caps in `[defaults.guards]` included).
+#[test]
+fn the_first_server_page_shows_the_manifest_new_writes() {
+    let scratch = tempfile::tempdir().unwrap();
+    let project = scratch.path().join("my-server");
+    harness_codegen::new_project::create(
+        &project,
+        &harness_codegen::new_project::Source::this_checkout(),
+    )
+    .expect("new writes the project");
+    let written = std::fs::read_to_string(project.join("harness.toml")).unwrap();
+    let written = &written[written.find("[server]").expect("a [server] table")..];
+    let page = std::fs::read_to_string(docs().join("src/getting-started/first-server.md")).unwrap();
+    let shown = code_blocks(&page)
+        .into_iter()
+        .find(|block| block.is_manifest())
+        .expect("the page shows the manifest");
+    assert_eq!(shown.text.trim(), written.trim());
+    assert!(written.contains("[defaults.guards]\nmax_chars = 20000\nmax_lines = 500"));
+}
