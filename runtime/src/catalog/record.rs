@@ -108,9 +108,7 @@ impl Catalog<'_> {
             }
         }
     }
-}
 
-impl Catalog<'_> {
     /// Refuses a catalog request: audits `method` on `target` with the refusal's outcome and
     /// code, and returns the JSON-RPC error, with `target` under `field` (such as `uri`) in
     /// its data when the request named one.
