@@ -8,10 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use harness_codegen::import::Selection;
 use harness_codegen::model::Model;
 use harness_codegen::new_project::{Source, create};
 use harness_codegen::scaffold::{Scaffolded, scaffold};
 use harness_codegen::{EmitOptions, ManifestErrors, builder};
+
+mod new_gateway;
 
 /// Checks harness.toml, scaffolds tool bodies, and writes what the build generates.
 #[derive(Debug, Parser)]
@@ -63,9 +66,13 @@ enum Command {
         #[arg(long, default_value = "harness.toml")]
         manifest: PathBuf,
         /// Only these tools, by the upstream's names (comma-separated); the command fails when
-        /// one of them is not imported.
-        #[arg(long, value_delimiter = ',')]
+        /// one of them is not imported. Without it (or --all), only the tools the upstream
+        /// annotates as read-only.
+        #[arg(long, value_delimiter = ',', conflicts_with = "all")]
         tools: Option<Vec<String>>,
+        /// Every tool the upstream offers, write tools included.
+        #[arg(long)]
+        all: bool,
         /// Replace the pin of a tool whose live definition drifted (nothing else of its entry).
         #[arg(long)]
         update_pins: bool,
@@ -74,13 +81,16 @@ enum Command {
         dry_run: bool,
     },
     /// Create a runnable server project in DIR: a manifest with one tool, its body, build.rs
-    /// and main.rs.
+    /// and main.rs; or, with --upstream or --upstream-url, a gateway in front of a server you
+    /// already run, its read-only tools imported and pinned.
     New {
         /// The project directory (created; its name is the package name).
         dir: PathBuf,
         /// Take the harness crates from this git URL instead of this checkout.
         #[arg(long)]
         git: Option<String>,
+        #[command(flatten)]
+        upstream: new_gateway::UpstreamArgs,
     },
 }
 
@@ -129,8 +139,11 @@ fn run(command: Command) -> Result<(), String> {
             print!("{}", harness_codegen::manifest_json_schema());
             Ok(())
         }
-        Command::New { dir, git } => {
+        Command::New { dir, git, upstream } => {
             let source = git.map_or_else(Source::this_checkout, Source::Git);
+            if new_gateway::create(&dir, &source, &upstream)? {
+                return Ok(());
+            }
             let files = create(&dir, &source).map_err(|error| format!("error: {error}"))?;
             for file in files {
                 println!("created {}", file.display());
@@ -145,12 +158,17 @@ fn run(command: Command) -> Result<(), String> {
             name,
             manifest,
             tools,
+            all,
             update_pins,
             dry_run,
         } => import(&harness_codegen::import::ImportRequest {
             manifest,
             upstream: name,
-            tools,
+            tools: match (tools, all) {
+                (Some(names), _) => Selection::Named(names),
+                (None, true) => Selection::All,
+                (None, false) => Selection::ReadOnly,
+            },
             update_pins,
             dry_run,
         }),

@@ -159,3 +159,119 @@ fn check_reports_the_tools_or_the_located_error() {
         "{stderr}"
     );
 }
+
+fn new_project(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_harness-codegen"))
+        .arg("new")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("harness-codegen runs")
+}
+
+/// What `new` leaves in `dir`: the file names, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// From a clean directory, one command: `new DIR --upstream -- npx ... server-filesystem`
+/// writes the project, the upstream entry and the pins of its read-only tools, turns on the
+/// runtime's `gateway` feature, and says what it left out and why.
+#[test]
+fn new_makes_a_gateway_from_a_launch_line() {
+    let clean = tempfile::tempdir().unwrap();
+    let data = clean.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let out = new_project(
+        &[
+            "fs-gateway",
+            "--upstream-env",
+            "HOME",
+            "--upstream",
+            "--",
+            "npx",
+            "--yes",
+            "@modelcontextprotocol/server-filesystem@2026.8.31",
+            data.to_str().unwrap(),
+        ],
+        clean.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert_eq!(
+        listing(clean.path()),
+        ["data", "fs-gateway"],
+        "nothing staged is left"
+    );
+    let project = clean.path().join("fs-gateway");
+    let manifest = std::fs::read_to_string(project.join("harness.toml")).unwrap();
+    for read_only in [
+        "read_text_file",
+        "list_directory",
+        "search_files",
+        "get_file_info",
+    ] {
+        assert!(
+            manifest.contains(&format!("name = \"{read_only}\"")),
+            "{manifest}"
+        );
+    }
+    for write in ["write_file", "edit_file", "move_file", "create_directory"] {
+        assert!(
+            !manifest.contains(&format!("name = \"{write}\"")),
+            "{manifest}"
+        );
+        assert!(
+            stdout.contains(&format!("- {write}: left out: a write tool")),
+            "{stdout}"
+        );
+    }
+    assert!(manifest.contains("name = \"filesystem\""), "{manifest}");
+    assert!(manifest.contains("env = [\"HOME\"]"), "{manifest}");
+    assert!(manifest.contains("max_chars = 20000"), "{manifest}");
+    let cargo_toml = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(
+        cargo_toml.contains("features = [\"gateway\"]"),
+        "{cargo_toml}"
+    );
+    let check = harness_codegen(&["check"], &project.join("harness.toml"));
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    assert!(
+        text(&check.stdout).contains("from upstreams"),
+        "{}",
+        text(&check.stdout)
+    );
+}
+
+/// A server that fails to start: the user reads its stderr, and nothing is left behind.
+#[test]
+fn new_with_an_upstream_that_fails_to_start_shows_its_stderr_and_leaves_nothing() {
+    let clean = tempfile::tempdir().unwrap();
+    let out = new_project(
+        &[
+            "broken",
+            "--upstream",
+            "--",
+            "python3",
+            "-c",
+            "import sys; sys.stderr.write('fatal: GITHUB_TOKEN is not set\\n'); sys.exit(4)",
+        ],
+        clean.path(),
+    );
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("fatal: GITHUB_TOKEN is not set") && stderr.contains("exited"),
+        "{stderr}"
+    );
+    assert!(
+        listing(clean.path()).is_empty(),
+        "{:?}",
+        listing(clean.path())
+    );
+}

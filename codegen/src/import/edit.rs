@@ -67,6 +67,18 @@ pub(crate) fn tool(doc: &DocumentMut, index: usize) -> Option<&Table> {
     tools(doc).ok().flatten()?.get(index)
 }
 
+/// The starting output caps (`max_chars`, `max_lines`) that `[defaults.guards]` does not set.
+pub(crate) fn caps_the_defaults_lack(doc: &DocumentMut) -> Vec<(&'static str, u64)> {
+    let defaults = doc
+        .get("defaults")
+        .and_then(|defaults| defaults.get("guards"));
+    crate::new_project::STARTING_OUTPUT_CAPS
+        .iter()
+        .filter(|(key, _)| defaults.and_then(|guards| guards.get(key)).is_none())
+        .copied()
+        .collect()
+}
+
 /// Appends `table` to `[[tools]]` (after the last tool; the array is created at the end of
 /// the document when there is none) and returns its index.
 pub(crate) fn append(doc: &mut DocumentMut, table: Table) -> Result<usize, String> {

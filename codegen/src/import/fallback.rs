@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::import::diff::sorted;
 use crate::import::poisoning::{DescriptionAudit, audit};
 use crate::model::DIALECT;
+use crate::model::pinned_schema::{Holds, holds};
 
 /// Where import keeps the inputSchema of the manifest tool `name`, relative to the
 /// manifest's directory.
@@ -158,34 +159,19 @@ impl Walk {
         self.descriptions(map, at);
         for (key, child) in map.iter_mut() {
             let here = pointer(at, key);
-            match key.as_str() {
-                "properties" | "patternProperties" | "$defs" | "definitions"
-                | "dependentSchemas" => {
-                    if let Value::Object(children) = child {
-                        for (name, child) in children.iter_mut() {
-                            self.schema(child, &pointer(&here, name));
-                        }
+            match (holds(key), child) {
+                (Holds::SchemasByName, Value::Object(children)) => {
+                    for (name, child) in children.iter_mut() {
+                        self.schema(child, &pointer(&here, name));
                     }
                 }
-                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    if let Value::Array(children) = child {
-                        for (index, child) in children.iter_mut().enumerate() {
-                            self.schema(child, &pointer(&here, &index.to_string()));
-                        }
+                (Holds::Schemas, Value::Array(children)) => {
+                    for (index, child) in children.iter_mut().enumerate() {
+                        self.schema(child, &pointer(&here, &index.to_string()));
                     }
                 }
-                "items"
-                | "contains"
-                | "additionalProperties"
-                | "unevaluatedProperties"
-                | "unevaluatedItems"
-                | "propertyNames"
-                | "not"
-                | "if"
-                | "then"
-                | "else" => {
-                    self.schema(child, &here);
-                }
+                // A tuple `items` is `prefixItems` by now.
+                (Holds::Schema | Holds::SchemaOrSchemas, child) => self.schema(child, &here),
                 _ => {}
             }
         }

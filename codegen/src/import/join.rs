@@ -1,12 +1,17 @@
 //! The manifest an import edits (`Target`) and how a new entry joins it: appended, then kept
 //! only if the manifest still validates with it (and with the staged schema files), so a
 //! tool the model would refuse is reported and left out instead of breaking the manifest.
-//! Shared by `plan` and `schema_file`.
+//! An entry joins with the output caps [`STARTING_OUTPUT_CAPS`] names, in its own `guards`,
+//! where the manifest's `[defaults.guards]` does not cap it already. Shared by `plan` and
+//! `schema_file`.
+//!
+//! [`STARTING_OUTPUT_CAPS`]: crate::new_project::STARTING_OUTPUT_CAPS
 
 use std::path::Path;
 
-use toml_edit::DocumentMut;
+use toml_edit::{DocumentMut, InlineTable};
 
+use crate::import::Selection;
 use crate::import::edit;
 use crate::import::entry::{Entry, table};
 use crate::import::error::ImportError;
@@ -23,8 +28,8 @@ pub(crate) struct Target<'a> {
     pub(crate) base_dir: &'a Path,
     /// The upstream's name.
     pub(crate) upstream: &'a str,
-    /// `--tools`: the upstream tool names to import (all when `None`).
-    pub(crate) selection: Option<&'a [String]>,
+    /// Which tools to import.
+    pub(crate) selection: &'a Selection,
     /// `--update-pins`.
     pub(crate) update_pins: bool,
 }
@@ -54,8 +59,21 @@ pub(crate) fn join(
         };
         return Ok(report);
     }
-    edit::append(doc, table(entry, &report.name, target.upstream))
-        .map_err(|message| edit_error(target, message))?;
+    let mut tool = table(entry, &report.name, target.upstream);
+    let caps = edit::caps_the_defaults_lack(doc);
+    if !caps.is_empty() {
+        let mut guards = InlineTable::new();
+        for (key, value) in &caps {
+            guards.insert(*key, i64::try_from(*value).unwrap_or(i64::MAX).into());
+        }
+        let written = guards.to_string();
+        tool.insert("guards", toml_edit::value(guards));
+        report.notes.push(format!(
+            "output capped by `guards = {}` ([defaults.guards] sets no such cap): raise it there on purpose",
+            written.trim()
+        ));
+    }
+    edit::append(doc, tool).map_err(|message| edit_error(target, message))?;
     if let Err(errors) = staging.load(&doc.to_string(), target.name, target.base_dir) {
         edit::remove_last(doc);
         report.outcome = Outcome::Invalid { errors };

@@ -53,21 +53,44 @@ pub struct ImportRequest {
     pub manifest: PathBuf,
     /// The `[[upstreams]]` entry to read.
     pub upstream: String,
-    /// `--tools a,b`: only these upstream tools (all when `None`).
-    pub tools: Option<Vec<String>>,
+    /// Which of the upstream's tools to pin.
+    pub tools: Selection,
     /// `--update-pins`: replace the pins of drifted tools.
     pub update_pins: bool,
     /// `--dry-run`: report and show the diff, write nothing.
     pub dry_run: bool,
 }
 
+/// Which of an upstream's tools an import pins. Tools the manifest pins already are checked
+/// against their live definitions whatever the selection (with [`Selection::Named`], only
+/// those named).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// Least privilege: the tools the upstream annotates as read-only (`readOnlyHint` true,
+    /// no `destructiveHint`); the report says why each other one was left out.
+    #[default]
+    ReadOnly,
+    /// `--all`: every tool, write tools included.
+    All,
+    /// `--tools a,b`: exactly these, by the upstream's names; one that is not imported needs
+    /// attention.
+    Named(Vec<String>),
+}
+
+impl Selection {
+    /// Whether the user named the tools.
+    pub fn is_named(&self) -> bool {
+        matches!(self, Self::Named(_))
+    }
+}
+
 impl ImportRequest {
-    /// Every tool of `upstream` into `manifest`, writing, keeping pins.
+    /// The read-only tools of `upstream` into `manifest`, writing, keeping pins.
     pub fn new(manifest: impl Into<PathBuf>, upstream: impl Into<String>) -> Self {
         Self {
             manifest: manifest.into(),
             upstream: upstream.into(),
-            tools: None,
+            tools: Selection::ReadOnly,
             update_pins: false,
             dry_run: false,
         }
@@ -128,7 +151,7 @@ fn finish(
         name: &manifest.name,
         base_dir: &manifest.base_dir,
         upstream: &request.upstream,
-        selection: request.tools.as_deref(),
+        selection: &request.tools,
         update_pins: request.update_pins,
     };
     let planned = plan::plan(&target, live)?;
@@ -197,7 +220,7 @@ fn finish(
         schema_files,
         cargo_features,
         dry_run: request.dry_run,
-        asked_for_tools: request.tools.is_some(),
+        asked_for_tools: request.tools.is_named(),
     };
     if !request.dry_run
         && !report.needs_attention()

@@ -11,6 +11,7 @@ use serde_json::Value;
 use toml_edit::DocumentMut;
 
 use crate::builder;
+use crate::import::Selection;
 use crate::import::diff::{definition_view, unified};
 use crate::import::edit::{self, BoundTool};
 use crate::import::entry::{Entry, entry, table};
@@ -62,16 +63,18 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
         .map_err(|error: toml_edit::TomlError| edit_error(target, error.to_string()))?;
     let bound =
         edit::bound_tools(&doc, target.upstream).map_err(|message| edit_error(target, message))?;
-    let selected = |name: &str| {
-        target
-            .selection
-            .is_none_or(|names| names.iter().any(|n| n == name))
+    let named = match target.selection {
+        Selection::Named(names) => Some(names.as_slice()),
+        Selection::ReadOnly | Selection::All => None,
     };
     let live_name = |tool: &Value| tool["name"].as_str().unwrap_or_default().to_owned();
     let mut reports = Vec::new();
     let mut staging = Staging::default();
-    for tool in live.iter().filter(|tool| selected(&live_name(tool))) {
+    for tool in live {
         let name = live_name(tool);
+        if named.is_some_and(|names| !names.contains(&name)) {
+            continue;
+        }
         let report = match bound.iter().find(|bound| bound.remote_name == name) {
             Some(existing) => match &existing.input_schema {
                 Some(file) => {
@@ -79,21 +82,26 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
                 }
                 None => check_pin(&mut doc, existing, tool, target.update_pins),
             },
-            None => add(&mut doc, &mut staging, target, tool)?,
+            None => match (target.selection, not_read_only(tool)) {
+                (Selection::ReadOnly, Some(why)) => plain(&name, Outcome::LeftOut { why }),
+                _ => add(&mut doc, &mut staging, target, tool)?,
+            },
         };
         reports.push(report);
     }
-    for asked in target.selection.into_iter().flatten() {
+    for asked in named.into_iter().flatten() {
         if !live.iter().any(|tool| &live_name(tool) == asked) {
             reports.push(plain(asked, Outcome::NotOffered));
         }
     }
-    for pinned in &bound {
-        let offered = live
-            .iter()
-            .any(|tool| live_name(tool) == pinned.remote_name);
-        if !offered && selected(&pinned.remote_name) && target.selection.is_none() {
-            reports.push(plain(&pinned.remote_name, Outcome::Missing));
+    if named.is_none() {
+        for pinned in &bound {
+            if !live
+                .iter()
+                .any(|tool| live_name(tool) == pinned.remote_name)
+            {
+                reports.push(plain(&pinned.remote_name, Outcome::Missing));
+            }
         }
     }
     Ok(Plan {
@@ -101,6 +109,30 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
         tools: reports,
         staging,
     })
+}
+
+/// Why a live tool is not read-only by its annotations (`None` when it is): least privilege
+/// pins only what says it changes nothing, and reads no further into a tool that does not
+/// say.
+fn not_read_only(tool: &Value) -> Option<String> {
+    let annotations = &tool["annotations"];
+    match (
+        annotations["readOnlyHint"].as_bool(),
+        annotations["destructiveHint"].as_bool(),
+    ) {
+        (Some(true), Some(true)) => Some(
+            "it is annotated read-only and destructive at once (destructiveHint)".to_owned(),
+        ),
+        (Some(true), _) => None,
+        (Some(false), Some(false)) => {
+            Some("a write tool (readOnlyHint false), not destructive by its hints".to_owned())
+        }
+        (Some(false), _) => Some(
+            "a write tool that may destroy data (readOnlyHint false; destructiveHint true or unset, which means true)"
+                .to_owned(),
+        ),
+        (None, _) => Some("no read-only annotation (readOnlyHint unset)".to_owned()),
+    }
 }
 
 /// A tool the manifest already pins: unchanged, or drifted (re-pinned when asked).

@@ -18,6 +18,9 @@ use harness_runtime::guards::strip::{
 use regex::Regex;
 
 /// Phrases that read as instructions to the model rather than a description of the tool.
+/// What counts is defined by the corpus `tests/corpus/descriptions.json`: each of its
+/// `instructions` is caught, none of its `benign` descriptions (server-filesystem's and
+/// server-everything's among them) is.
 pub const INSTRUCTION_PATTERNS: &[&str] = &[
     r"ignore\s+(all\s+|any\s+)?(previous|prior|above|earlier|other)\s+instructions",
     r"ignore\s+all\s+instructions",
@@ -29,6 +32,27 @@ pub const INSTRUCTION_PATTERNS: &[&str] = &[
     r"system\s+prompt",
     r"(you\s+are\s+now|act\s+as)\s+(a|an|the)\b",
     r"(send|upload|post|exfiltrate)\s+[^.]{0,40}\s+to\s+https?://",
+    // Telling the model what it may now do, or what it was told before.
+    r"\bgrants?\s+you\b",
+    r"\byou\s+(now\s+have|have\s+been\s+granted|now\s+have\s+been\s+granted)\b[^.]{0,30}\baccess\b",
+    r"\byou\s+have\s+(full|unrestricted|unlimited|internet|network|root|admin)\s+access\b",
+    r"\b(originally|previously)\s*,?\s+you\s+(did\s+not|didn't|were|could\s+not|couldn't|had\s+no)\b",
+    r"\byou\s+(were|have\s+been)\s+(advised|told|instructed|asked)\s+to\b",
+    r"\bdisregard\s+(all\s+|any\s+)?(previous|prior|above|earlier|other|your)\b",
+    r"\bforget\s+(everything|all|your)\b",
+    r"\bfrom\s+now\s+on\b",
+    r"\b(your|the\s+assistant's|the\s+model's)\s+new\s+instructions\b",
+    r"\bpretend\s+(to\s+be|you\s+are|that)\b",
+    // Taking the user out of the loop.
+    r"\b(do\s+not|don't|never)\s+ask\s+(the\s+user\s+)?(for\s+)?(permission|confirmation|approval)",
+    r"\bthe\s+user\s+has\s+(already\s+)?(approved|authorized|authorised|consented)",
+    r"\b(no\s+longer|(do\s+not|don't)\s+need\s+to)\s+(need\s+to\s+)?(ask|refuse|follow|check)\b",
+    r"\b(do\s+not|don't|never)\s+(mention|reveal|disclose)\s+(this|that|it)\b",
+    r"\bupset\s+the\s+user\b",
+    // Reaching past the tool itself (shadowing other tools).
+    r"\b(overrides?|supersedes?)\s+(all\s+|any\s+)?(other|previous|existing|prior)\b",
+    r"\b(always|must)\s+(call|use|run|invoke)\s+this\s+tool\s+(first|before|instead)",
+    r"\bwhen\s+this\s+tool\s+is\s+(available|present|installed)\b",
 ];
 
 static INSTRUCTIONS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -355,6 +379,43 @@ mod tests {
             ["Ignore previous instructions", "System Prompt"]
         );
         assert!(audit.removed.is_empty());
+    }
+
+    #[test]
+    fn the_corpus_instructions_are_caught_and_its_benign_descriptions_are_not() {
+        let corpus: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/corpus/descriptions.json"))
+                .expect("the corpus is JSON");
+        let texts = |list: &str| -> Vec<(String, String)> {
+            corpus[list]
+                .as_array()
+                .expect("a list")
+                .iter()
+                .map(|entry| {
+                    let text = entry["text"].as_str().expect("text").to_owned();
+                    (entry["source"].as_str().expect("source").to_owned(), text)
+                })
+                .collect()
+        };
+        let (hostile, benign) = (texts("instructions"), texts("benign"));
+        assert!(hostile.len() >= 15 && benign.len() >= 80);
+        let missed: Vec<_> = hostile
+            .iter()
+            .filter(|(_, text)| {
+                let audit = audit(text);
+                audit.kept_instructions.is_empty()
+                    && audit.removed.iter().all(|r| r.instructions.is_empty())
+            })
+            .collect();
+        assert!(missed.is_empty(), "no warning for: {missed:#?}");
+        let warned: Vec<_> = benign
+            .iter()
+            .filter_map(|(source, text)| {
+                let found = instructions(text);
+                (!found.is_empty()).then(|| format!("{source}: {found:?} in {text:?}"))
+            })
+            .collect();
+        assert!(warned.is_empty(), "false warnings: {warned:#?}");
     }
 
     #[test]

@@ -126,6 +126,11 @@ pub enum Outcome {
     Missing,
     /// Asked for with `--tools`, but the upstream does not offer it.
     NotOffered,
+    /// Not imported by least privilege: the upstream does not annotate it read-only.
+    LeftOut {
+        /// Why: a write tool, a destructive hint, no annotation.
+        why: String,
+    },
 }
 
 impl ImportReport {
@@ -155,9 +160,10 @@ impl ImportReport {
             Outcome::Unsupported { .. } | Outcome::Collision | Outcome::Invalid { .. } => {
                 self.asked_for_tools
             }
-            Outcome::Added { .. } | Outcome::AddedWithSchemaFile { .. } | Outcome::Unchanged => {
-                false
-            }
+            Outcome::Added { .. }
+            | Outcome::AddedWithSchemaFile { .. }
+            | Outcome::Unchanged
+            | Outcome::LeftOut { .. } => false,
         })
     }
 
@@ -305,6 +311,10 @@ impl fmt::Display for ToolReport {
             Outcome::NotOffered => writeln!(
                 f,
                 "! {name}: asked for with --tools, but the upstream does not offer it"
+            )?,
+            Outcome::LeftOut { why } => writeln!(
+                f,
+                "- {name}: left out: {why}; name it with --tools (or pass --all) to pin it"
             )?,
         }
         for (place, audit) in &self.audits {

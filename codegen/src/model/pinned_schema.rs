@@ -12,7 +12,8 @@
 //!
 //! What falls back to a build error instead: draft-04/06 dialects, draft-07 tuple `items` and
 //! `additionalItems`, `dependencies` (each has a 2020-12 spelling the error names), and any
-//! `$ref` that is not inside the document (nothing is fetched at run time).
+//! `$ref` that is not inside the document (nothing is fetched at run time). The schema is
+//! walked by its grammar, so a property that happens to be named `dependencies` is fine.
 
 use std::path::{Path, PathBuf};
 
@@ -134,46 +135,90 @@ fn pinned_schema(
     Some(schema)
 }
 
-/// Collects every construct that cannot be enforced as 2020-12, with where it is.
+/// Collects every construct that cannot be enforced as 2020-12, with where it is. The walk
+/// follows the grammar: it goes into a keyword's subschemas only, so a property *named*
+/// `dependencies` or `items` is a name, not the keyword.
 fn refuse_unsupported(node: &Value, at: &str, problems: &mut Vec<String>) {
-    match node {
-        Value::Object(map) => {
-            if map.get("items").is_some_and(Value::is_array) {
-                problems.push(format!(
-                    "{at}/items is a draft-07 tuple: write it as prefixItems"
-                ));
-            }
-            if map.contains_key("additionalItems") {
-                problems.push(format!(
-                    "{at}/additionalItems is draft-07: write items after prefixItems"
-                ));
-            }
-            if map.contains_key("dependencies") {
-                problems.push(format!(
-                    "{at}/dependencies is draft-07: write dependentRequired or dependentSchemas"
-                ));
-            }
-            if let Some(reference) = map.get("$ref").and_then(Value::as_str)
-                && !reference.starts_with('#')
-            {
-                problems.push(format!(
-                    "{at}/$ref `{reference}` points outside the file: inline it under $defs"
-                ));
-            }
-            for (key, child) in map {
-                // Values of these keywords are data, not schemas.
-                if matches!(key.as_str(), "enum" | "const" | "default" | "examples") {
-                    continue;
+    let Value::Object(map) = node else {
+        return;
+    };
+    if map.get("items").is_some_and(Value::is_array) {
+        problems.push(format!(
+            "{at}/items is a draft-07 tuple: write it as prefixItems"
+        ));
+    }
+    if map.contains_key("additionalItems") {
+        problems.push(format!(
+            "{at}/additionalItems is draft-07: write items after prefixItems"
+        ));
+    }
+    if map.contains_key("dependencies") {
+        problems.push(format!(
+            "{at}/dependencies is draft-07: write dependentRequired or dependentSchemas"
+        ));
+    }
+    if let Some(reference) = map.get("$ref").and_then(Value::as_str)
+        && !reference.starts_with('#')
+    {
+        problems.push(format!(
+            "{at}/$ref `{reference}` points outside the file: inline it under $defs"
+        ));
+    }
+    for (keyword, child) in map {
+        let at = format!("{at}/{keyword}");
+        match (holds(keyword), child) {
+            (Holds::SchemasByName, Value::Object(children)) => {
+                for (name, child) in children {
+                    refuse_unsupported(child, &format!("{at}/{name}"), problems);
                 }
-                refuse_unsupported(child, &format!("{at}/{key}"), problems);
             }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                refuse_unsupported(item, &format!("{at}/{index}"), problems);
+            (Holds::Schemas | Holds::SchemaOrSchemas, Value::Array(children)) => {
+                for (index, child) in children.iter().enumerate() {
+                    refuse_unsupported(child, &format!("{at}/{index}"), problems);
+                }
             }
+            (Holds::Schema | Holds::SchemaOrSchemas, child) => {
+                refuse_unsupported(child, &at, problems);
+            }
+            _ => {}
         }
-        _ => {}
+    }
+}
+
+/// What a JSON Schema keyword's value holds, as far as a walk over the schemas in a schema
+/// goes: a schema walked by this grammar treats a property named `dependencies` as a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// An object of schemas, by name (`properties`, `$defs`...).
+    SchemasByName,
+    /// An array of schemas (`allOf`, `prefixItems`...).
+    Schemas,
+    /// One schema (`not`, `additionalProperties`...).
+    Schema,
+    /// `items`: one schema, or in draft-07 an array of them (a tuple).
+    SchemaOrSchemas,
+    /// Data (`enum`, `const`, `default`, `required`...) or an annotation: no schema.
+    Nothing,
+}
+
+/// What `keyword`'s value holds.
+pub(crate) fn holds(keyword: &str) -> Holds {
+    match keyword {
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+            Holds::SchemasByName
+        }
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Holds::Schemas,
+        "items" => Holds::SchemaOrSchemas,
+        "contains"
+        | "additionalProperties"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "propertyNames"
+        | "not"
+        | "if"
+        | "then"
+        | "else" => Holds::Schema,
+        _ => Holds::Nothing,
     }
 }
 
@@ -304,5 +349,52 @@ mod tests {
                 .iter()
                 .any(|p| p.contains("https://example.com/schema.json"))
         );
+    }
+
+    #[test]
+    fn properties_named_like_draft_07_keywords_are_names_not_keywords() {
+        let mut problems = Vec::new();
+        refuse_unsupported(
+            &json!({
+                "type": "object",
+                "properties": {
+                    "dependencies": {"type": "array", "items": {"type": "string"}},
+                    "additionalItems": {"type": "integer"},
+                    "items": {"type": "string"}
+                },
+                "required": ["dependencies", "items"],
+                "$defs": {"dependencies": {"type": "string"}}
+            }),
+            "#",
+            &mut problems,
+        );
+        assert_eq!(problems, Vec::<String>::new());
+    }
+
+    #[test]
+    fn draft_07_constructs_are_found_under_every_subschema_keyword() {
+        let nested = json!({"dependencies": {"a": ["b"]}});
+        for (keyword, holder) in [
+            ("not", nested.clone()),
+            ("if", nested.clone()),
+            ("then", nested.clone()),
+            ("else", nested.clone()),
+            ("contains", nested.clone()),
+            ("propertyNames", nested.clone()),
+            ("unevaluatedItems", nested.clone()),
+            ("additionalProperties", nested.clone()),
+            ("allOf", json!([nested.clone()])),
+            ("prefixItems", json!([nested.clone()])),
+            ("patternProperties", json!({"^x": nested.clone()})),
+            ("dependentSchemas", json!({"a": nested.clone()})),
+        ] {
+            let mut problems = Vec::new();
+            refuse_unsupported(&json!({ keyword: holder }), "#", &mut problems);
+            assert_eq!(problems.len(), 1, "under {keyword}: {problems:#?}");
+            assert!(
+                problems[0].starts_with(&format!("#/{keyword}/")),
+                "{problems:?}"
+            );
+        }
     }
 }

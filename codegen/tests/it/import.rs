@@ -6,12 +6,23 @@
 
 use std::path::{Path, PathBuf};
 
-use harness_codegen::import::{ImportReport, ImportRequest, Outcome, import, import_definitions};
+use harness_codegen::import::{
+    ImportReport, ImportRequest, Outcome, Selection, import, import_definitions,
+};
 use harness_contract::definition_sha256;
 use serde_json::{Value, json};
 
 /// Tools whose inputSchema falls back to a schema file beside the manifest.
 mod fallback;
+
+/// Every tool of `upstream` (`--all`): most tests here are about what an entry becomes, not
+/// which tools are chosen.
+fn every_tool(manifest: &Path, upstream: &str) -> ImportRequest {
+    ImportRequest {
+        tools: Selection::All,
+        ..ImportRequest::new(manifest, upstream)
+    }
+}
 
 /// A manifest with comments, blank lines, a local tool, a tool pinned by hand and tables
 /// after the tools: everything import must leave as it is.
@@ -22,6 +33,7 @@ version = "0.1.0"
 
 [defaults.guards]
 max_chars = 2000
+max_lines = 300
 
 # The upstream the tests import from.
 [[upstreams]]
@@ -140,7 +152,7 @@ fn outcome<'a>(report: &'a ImportReport, name: &str) -> &'a Outcome {
 fn import_appends_pinned_entries_and_keeps_everything_else_byte_for_byte() {
     let (_dir, path) = scratch(MANIFEST);
     let before = read(&path);
-    let report = import_definitions(&ImportRequest::new(&path, "hostile"), &live_tools()).unwrap();
+    let report = import_definitions(&every_tool(&path, "hostile"), &live_tools()).unwrap();
     assert!(report.written, "{report}");
     let after = read(&path);
     let echo_pin = definition_sha256(&live_tools()[0]);
@@ -268,7 +280,7 @@ input_schema = "schemas/fancy.json"
 #[test]
 fn a_second_import_changes_nothing() {
     let (_dir, path) = scratch(MANIFEST);
-    let request = ImportRequest::new(&path, "hostile");
+    let request = every_tool(&path, "hostile");
     import_definitions(&request, &live_tools()).unwrap();
     let once = read(&path);
     let again = import_definitions(&request, &live_tools()).unwrap();
@@ -287,8 +299,8 @@ fn drift_is_shown_as_a_diff_and_only_update_pins_touches_the_pin_line() {
     let drifted = vec![pinned_definition("Now also deletes everything.")];
     let live = definition_sha256(&drifted[0]);
     let request = ImportRequest {
-        tools: Some(vec!["pinned".to_owned()]),
-        ..ImportRequest::new(&path, "hostile")
+        tools: Selection::Named(vec!["pinned".to_owned()]),
+        ..every_tool(&path, "hostile")
     };
     let report = import_definitions(&request, &drifted).unwrap();
     let Outcome::Drifted {
@@ -333,12 +345,83 @@ fn drift_is_shown_as_a_diff_and_only_update_pins_touches_the_pin_line() {
 }
 
 #[test]
+fn by_default_only_tools_annotated_read_only_are_pinned_and_the_rest_say_why() {
+    let (_dir, path) = scratch(MANIFEST);
+    let mut live = live_tools();
+    live.push(json!({
+        "name": "wipe",
+        "description": "Deletes every record.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "annotations": {"readOnlyHint": false}
+    }));
+    let report = import_definitions(&ImportRequest::new(&path, "hostile"), &live).unwrap();
+    assert_eq!(
+        report.names(|outcome| matches!(outcome, Outcome::Added { .. })),
+        ["echo"],
+        "{report}"
+    );
+    let why = |name: &str| match outcome(&report, name) {
+        Outcome::LeftOut { why } => why.clone(),
+        other => panic!("{name}: {other:?}"),
+    };
+    assert_eq!(why("add"), "no read-only annotation (readOnlyHint unset)");
+    assert!(why("wipe").starts_with("a write tool that may destroy data"));
+    assert!(
+        !report.needs_attention(),
+        "left out is not a failure: {report}"
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("- wipe: left out: a write tool that may destroy data"),
+        "{text}"
+    );
+    // The tool the manifest pins already is still checked against its live definition.
+    assert_eq!(outcome(&report, "pinned"), &Outcome::Unchanged, "{report}");
+    assert!(!read(&path).contains("name = \"wipe\""));
+}
+
+#[test]
+fn an_imported_tool_gets_the_output_caps_the_defaults_lack_in_its_own_guards() {
+    let without_caps = MANIFEST.replace("max_chars = 2000\nmax_lines = 300\n", "");
+    let only_chars = MANIFEST.replace("max_lines = 300\n", "");
+    for (manifest, written, caps) in [
+        (
+            without_caps,
+            "guards = { max_chars = 20000, max_lines = 500 }",
+            (Some(20000), Some(500)),
+        ),
+        (
+            only_chars,
+            "guards = { max_lines = 500 }",
+            (Some(2000), Some(500)),
+        ),
+    ] {
+        let (_dir, path) = scratch(&manifest);
+        let report = import_definitions(&every_tool(&path, "hostile"), &live_tools()[..1]).unwrap();
+        let after = read(&path);
+        assert!(after.contains(&format!("{written}\n")), "{after}");
+        let echo = report
+            .tools
+            .iter()
+            .find(|tool| tool.name == "echo")
+            .unwrap();
+        assert!(
+            echo.notes.iter().any(|note| note.contains(written)),
+            "{report}"
+        );
+        let model = harness_codegen::load(&after, "harness.toml", path.parent().unwrap()).unwrap();
+        let echo = model.tools.iter().find(|t| t.name == "echo").unwrap();
+        assert_eq!((echo.guards.max_chars, echo.guards.max_lines), caps);
+    }
+}
+
+#[test]
 fn dry_run_writes_nothing_and_shows_the_manifest_diff() {
     let (_dir, path) = scratch(MANIFEST);
     let before = read(&path);
     let request = ImportRequest {
         dry_run: true,
-        ..ImportRequest::new(&path, "hostile")
+        ..every_tool(&path, "hostile")
     };
     let report = import_definitions(&request, &live_tools()).unwrap();
     assert!(!report.written);
@@ -360,8 +443,8 @@ fn dry_run_writes_nothing_and_shows_the_manifest_diff() {
 fn tools_asked_for_that_are_not_imported_fail_the_import() {
     let (_dir, path) = scratch(MANIFEST);
     let request = ImportRequest {
-        tools: Some(vec!["remote".to_owned(), "add".to_owned()]),
-        ..ImportRequest::new(&path, "hostile")
+        tools: Selection::Named(vec!["remote".to_owned(), "add".to_owned()]),
+        ..every_tool(&path, "hostile")
     };
     let mut live = live_tools();
     live.push(json!({
@@ -380,7 +463,7 @@ fn tools_asked_for_that_are_not_imported_fail_the_import() {
     ));
     assert!(report.needs_attention(), "{report}");
     let request = ImportRequest {
-        tools: Some(vec!["absent".to_owned(), "add".to_owned()]),
+        tools: Selection::Named(vec!["absent".to_owned(), "add".to_owned()]),
         ..request
     };
     let report = import_definitions(&request, &live).unwrap();
@@ -395,8 +478,7 @@ fn tools_asked_for_that_are_not_imported_fail_the_import() {
 #[test]
 fn a_pin_the_upstream_no_longer_offers_is_reported() {
     let (_dir, path) = scratch(MANIFEST);
-    let report =
-        import_definitions(&ImportRequest::new(&path, "hostile"), &live_tools()[..1]).unwrap();
+    let report = import_definitions(&every_tool(&path, "hostile"), &live_tools()[..1]).unwrap();
     assert_eq!(outcome(&report, "pinned"), &Outcome::Missing);
     assert!(report.needs_attention());
 }
@@ -404,7 +486,7 @@ fn a_pin_the_upstream_no_longer_offers_is_reported() {
 #[test]
 fn the_poisoning_report_says_what_was_removed_and_what_to_review() {
     let (_dir, path) = scratch(MANIFEST);
-    let report = import_definitions(&ImportRequest::new(&path, "hostile"), &live_tools()).unwrap();
+    let report = import_definitions(&every_tool(&path, "hostile"), &live_tools()).unwrap();
     let text = report.to_string();
     println!("{text}");
     for line in [
@@ -420,13 +502,13 @@ fn the_poisoning_report_says_what_was_removed_and_what_to_review() {
 #[test]
 fn an_unknown_upstream_or_an_invalid_manifest_is_an_error() {
     let (_dir, path) = scratch(MANIFEST);
-    let error = import_definitions(&ImportRequest::new(&path, "nope"), &[]).unwrap_err();
+    let error = import_definitions(&every_tool(&path, "nope"), &[]).unwrap_err();
     assert!(
         error.to_string().contains("no upstream is named `nope`"),
         "{error}"
     );
     let (_dir, path) = scratch(&MANIFEST.replace("max_chars = 2000", "max_chars = \"many\""));
-    let error = import_definitions(&ImportRequest::new(&path, "hostile"), &[]).unwrap_err();
+    let error = import_definitions(&every_tool(&path, "hostile"), &[]).unwrap_err();
     assert!(
         error.to_string().contains("fix the errors above first"),
         "{error}"
@@ -458,7 +540,7 @@ fn python_upstream(tools: &Value) -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn end_to_end_against_a_python_stdio_upstream() {
     let (dir, path) = python_upstream(&json!([live_tools()[0], live_tools()[1]]));
-    let report = import(&ImportRequest::new(&path, "hostile")).unwrap();
+    let report = import(&every_tool(&path, "hostile")).unwrap();
     assert!(report.written, "{report}");
     // The pins are the digests of the tools/list JSON the server sent, read independently.
     let sent: Vec<Value> = serde_json::from_str(&read(&dir.path().join("tools.json"))).unwrap();
@@ -489,12 +571,31 @@ fn end_to_end_against_server_everything() {
         "{}\n[[upstreams]]\nname = \"everything\"\ntransport = \"stdio\"\ncommand = \"npx\"\nargs = [\"--yes\", \"{SERVER_EVERYTHING}\", \"stdio\"]\nenv = [\"HOME\", \"PATH\"]\ntimeout_ms = 60000\n",
         MANIFEST
     ));
+    // Least privilege, as `import everything` runs: the read-only tools, and why not the rest.
     let report = import(&ImportRequest::new(&path, "everything"))
         .unwrap_or_else(|error| panic!("server-everything over npx: {error}"));
     println!("{report}");
     assert!(report.offered > 5, "{report}");
     assert!(
         matches!(outcome(&report, "echo"), Outcome::Added { .. }),
+        "{report}"
+    );
+    let left_out = report.names(|outcome| matches!(outcome, Outcome::LeftOut { .. }));
+    assert_eq!(
+        left_out,
+        [
+            "gzip-file-as-resource",
+            "toggle-simulated-logging",
+            "toggle-subscriber-updates",
+            "simulate-research-query"
+        ],
+        "{report}"
+    );
+    assert!(!report.needs_attention(), "{report}");
+    assert!(
+        report
+            .to_string()
+            .contains("- toggle-simulated-logging: left out: a write tool (readOnlyHint false), not destructive by its hints"),
         "{report}"
     );
     harness_codegen::load(&read(&path), "harness.toml", path.parent().unwrap()).unwrap();

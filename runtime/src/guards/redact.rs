@@ -39,8 +39,9 @@ struct Rule {
     check: Option<fn(&str) -> bool>,
 }
 
-/// Passes of redaction over one text at most (see `Engine::redact`); two suffice for every
-/// case found, the rest is headroom.
+/// Passes of redaction over one text at most (see `Engine::redact`): a secret key beside its
+/// key id is found in the pass after the id's, and a third pass confirms nothing is left; the
+/// rest is headroom.
 const MAX_PASSES: usize = 4;
 
 /// Every pattern of one policy as one regex.
@@ -88,8 +89,9 @@ impl Engine {
 
     /// `text` with every secret replaced, counting each kind in `tally`.
     /// Redacts until nothing more matches: a marker next to text the pass left alone can make
-    /// a secret of it (`[` is a word boundary `AKIA...` glued to a URL lacked), and a guard's
-    /// output must be a fixed point. Each extra pass runs only after a change, and at most
+    /// a secret of it (`[` is a word boundary `AKIA...` glued to a URL lacked; an AWS key id's
+    /// marker is what finds the secret key beside it), and a guard's output must be a fixed
+    /// point. Each extra pass runs only after a change, and at most
     /// [`MAX_PASSES`] run, so a manifest pattern that matches its own marker cannot loop.
     fn redact<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
         let mut out = self.redact_once(text, tally);
@@ -536,7 +538,83 @@ mod tests {
 
     #[test]
     fn every_kind_is_listed_once_in_pattern_order() {
-        let kinds: Vec<&str> = BUILTINS.iter().map(|builtin| builtin.kind).collect();
+        let mut kinds: Vec<&str> = Vec::new();
+        for builtin in BUILTINS {
+            if !kinds.contains(&builtin.kind) {
+                kinds.push(builtin.kind);
+            }
+        }
         assert_eq!(kinds, KINDS);
+    }
+
+    /// Found by a trial: a log held a key id and its secret side by side, and only the id
+    /// was redacted.
+    #[test]
+    fn a_secret_key_beside_its_key_id_goes_with_it() {
+        let id = join(&["AKIA", "Q7Q7Q7Q7", "Q7Q7Q7Q7"]);
+        let secret = join(&["wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYEXAMPLEKEY"]);
+        for context in [
+            "Access key ID,Secret access key\n{id},{secret}\n",
+            "{id} {secret}",
+            "aws configure set --access-key {id} --secret-key {secret}",
+            "{\"AccessKeyId\": \"{id}\", \"SecretAccessKey\": \"{secret}\"}",
+            "key={id}; secret={secret}",
+        ] {
+            let text = context.replace("{id}", &id).replace("{secret}", &secret);
+            let (out, tally) = one(&text);
+            assert!(!out.contains(&id) && !out.contains(&secret), "{out}");
+            // The secret is `aws_secret_key`, or `labelled_secret` where its label says so
+            // first (`secret=`).
+            assert_eq!(
+                (tally.count("aws_access_key"), tally.total()),
+                (1, 2),
+                "{out}"
+            );
+            assert_eq!(one(&out).0, out, "idempotent");
+        }
+        // A commit id beside a key id is a hash, not its secret.
+        let hash = "da39a3ee5e6b4b0d3255bfef95601890afd80709";
+        let (out, tally) = one(&format!("{id} {hash}"));
+        assert_eq!(out, format!("[REDACTED:aws_access_key] {hash}"));
+        assert_eq!(tally.total(), 1);
+    }
+
+    #[test]
+    fn the_secret_half_of_a_labelled_pair_goes() {
+        for (context, secret) in [
+            (
+                "client_id=inventory-svc\nclient_secret={}\n",
+                "Zk3q9vP2xR7tL0mN4bW8",
+            ),
+            (
+                "{\"client_id\": \"app\", \"client_secret\": \"{}\"}",
+                "q8Xv2Lr5Tz1Nw4Pk",
+            ),
+            (
+                "DB_USER=orders DB_PASSWORD={} DB_HOST=db",
+                "s3cr3t-Passw0rd",
+            ),
+            (
+                "DefaultEndpointsProtocol=https;AccountName=logs;AccountKey={};EndpointSuffix=core.windows.net",
+                "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+            ),
+            ("JWT_SECRET: {}", "9f2Kd8sLq0Zx"),
+            ("spring.datasource.password={}", "hunter2hunter2"),
+        ] {
+            redacts("labelled_secret", secret, context);
+        }
+        for prose in [
+            "password: required",
+            "secret: true",
+            "password: ******** (hidden)",
+            "password=${DB_PASSWORD}",
+            "client_secret: <from vault>",
+            "AccountKey=REPLACE_ME",
+            "passwords rotated: 3",
+            "password_reset_url=https://example.com/r/abc123",
+            "the secret is out",
+        ] {
+            assert_eq!(one(prose).0, prose);
+        }
     }
 }

@@ -11,6 +11,8 @@
 //! specification says.
 
 pub(crate) mod answers;
+#[cfg(feature = "gateway")]
+pub(crate) mod concealed;
 pub(crate) mod session;
 pub(crate) mod state;
 

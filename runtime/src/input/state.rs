@@ -2,7 +2,9 @@
 //! with HMAC-SHA256 (rmcp's `RequestStateCodec`) under a key from the environment, bound as
 //! associated data to the method, the tool or prompt and the digest of its arguments, and expiring.
 //! A state used for another tool, with other arguments, after its expiry, or altered in any
-//! way does not open; no server-side store is needed, so replicas sharing the key agree.
+//! way does not open; no server-side store is needed, so replicas sharing the key agree. The
+//! signature keeps a state whole, not secret: the client can read the answers it sent; what a
+//! gateway carries for an upstream is encrypted first (`concealed.rs`).
 
 use std::time::Duration;
 
@@ -36,9 +38,13 @@ struct Payload {
     answers: JsonObject,
 }
 
-/// The key that seals request state.
+/// The key that seals request state (and, in a gateway, encrypts the upstream's round in it).
 #[derive(Clone)]
-pub(crate) struct StateKey(RequestStateCodec);
+pub(crate) struct StateKey {
+    codec: RequestStateCodec,
+    #[cfg(feature = "gateway")]
+    concealer: std::sync::Arc<crate::input::concealed::Concealer>,
+}
 
 impl std::fmt::Debug for StateKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -53,9 +59,15 @@ impl StateKey {
             .ok()
             .filter(|key| !key.is_empty())
             .ok_or(StateKeyError::Missing(variable))?;
-        RequestStateCodec::try_new(key.into_bytes())
-            .map(Self)
-            .map_err(|_| StateKeyError::TooShort(variable))
+        Self::new(key.into_bytes()).map_err(|_| StateKeyError::TooShort(variable))
+    }
+
+    fn new(secret: Vec<u8>) -> Result<Self, RequestStateError> {
+        Ok(Self {
+            #[cfg(feature = "gateway")]
+            concealer: std::sync::Arc::new(crate::input::concealed::Concealer::new(&secret)),
+            codec: RequestStateCodec::try_new(secret)?,
+        })
     }
 
     /// Seals `answers` for a request to `target` with arguments whose digest is `args_sha256`.
@@ -66,16 +78,18 @@ impl StateKey {
         answers: &JsonObject,
     ) -> String {
         let binding = binding(target, args_sha256);
+        #[cfg_attr(
+            not(feature = "gateway"),
+            expect(unused_mut, reason = "only a gateway conceals")
+        )]
+        let mut answers = answers.clone();
+        #[cfg(feature = "gateway")]
+        self.concealer.conceal(binding.as_bytes(), &mut answers);
         let options = rmcp::model::SealOptions::new()
             .associated_data(binding.as_bytes())
             .ttl(STATE_TTL);
-        self.0
-            .seal_json_with(
-                &Payload {
-                    answers: answers.clone(),
-                },
-                &options,
-            )
+        self.codec
+            .seal_json_with(&Payload { answers }, &options)
             .expect("a JSON object serializes")
     }
 
@@ -87,9 +101,17 @@ impl StateKey {
         state: &str,
     ) -> Result<JsonObject, RequestStateError> {
         let binding = binding(target, args_sha256);
-        self.0
-            .open_json_with::<Payload>(state, binding.as_bytes())
-            .map(|payload| payload.answers)
+        #[cfg_attr(
+            not(feature = "gateway"),
+            expect(unused_mut, reason = "only a gateway conceals")
+        )]
+        let mut answers = self
+            .codec
+            .open_json_with::<Payload>(state, binding.as_bytes())?
+            .answers;
+        #[cfg(feature = "gateway")]
+        self.concealer.reveal(binding.as_bytes(), &mut answers)?;
+        Ok(answers)
     }
 }
 
@@ -133,7 +155,7 @@ mod tests {
     use super::*;
 
     fn key() -> StateKey {
-        StateKey(RequestStateCodec::try_new(vec![7; 32]).unwrap())
+        StateKey::new(vec![7; 32]).unwrap()
     }
 
     #[test]
@@ -155,7 +177,7 @@ mod tests {
         );
         assert!(key().open(t, "bb", &state).is_err(), "other arguments");
         assert!(key().open(t, "aa", &format!("{state}-TAMPERED")).is_err());
-        let other_key = StateKey(RequestStateCodec::try_new(vec![8; 32]).unwrap());
+        let other_key = StateKey::new(vec![8; 32]).unwrap();
         assert!(other_key.open(t, "aa", &state).is_err(), "another key");
     }
 }

@@ -22,6 +22,8 @@ use tokio_util::sync::CancellationToken;
 
 use common::{AUDIT, GUARDS, SERVER, tool};
 
+mod sessions;
+
 const HOSTILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/hostile_upstream.py"
@@ -359,6 +361,30 @@ async fn an_upstream_that_exits_mid_call_is_unavailable_then_restarted() {
     assert_eq!(records[0]["error_code"], "UpstreamUnavailable");
 }
 
+/// The pins are compared again on every reconnect: an upstream that comes back from a crash
+/// with another description is drift from its first call on.
+#[tokio::test]
+async fn an_upstream_that_comes_back_changed_is_drift() {
+    let gateway = gateway(&["changed-after-crash"], OnDrift::Refuse, &[]).await;
+    assert_eq!(
+        gateway.upstreams.health()["hostile"]["drifted"],
+        serde_json::json!([])
+    );
+    assert_eq!(
+        error_code(&gateway.call("crash").await),
+        "UpstreamUnavailable"
+    );
+    gateway
+        .until("the changed upstream to be back and its drift seen", |g| {
+            g.upstreams.all_up()
+                && g.upstreams.health()["hostile"]["drifted"] == serde_json::json!(["echo"])
+        })
+        .await;
+    assert_eq!(error_code(&gateway.call("echo").await), "UpstreamDrift");
+    assert_eq!(calls_received(&gateway, "echo"), 0, "never reached it");
+    assert_eq!(gateway.call("inject").await.is_error, Some(false));
+}
+
 #[tokio::test]
 async fn invalid_json_rpc_is_an_error_not_a_hang() {
     let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
@@ -373,9 +399,8 @@ async fn invalid_json_rpc_is_an_error_not_a_hang() {
 }
 
 #[tokio::test]
-async fn a_notification_flood_and_unasked_sampling_do_not_get_through() {
+async fn unasked_sampling_does_not_get_through() {
     let gateway = gateway(&[], OnDrift::Refuse, &[]).await;
-    assert_eq!(text(&gateway.call("flood").await), "flooded");
     assert_eq!(text(&gateway.call("sample").await), "sampling refused");
 }
 
@@ -398,84 +423,6 @@ async fn a_changed_definition_is_refused_from_the_next_call() {
     assert_eq!(gateway.audit().last().unwrap()["outcome"], "blocked");
     // Other pinned tools keep working.
     assert_eq!(gateway.call("inject").await.is_error, Some(false));
-}
-
-/// A server of the gateway's tools in this process, doing only what the generated one does
-/// about the listing: advertising `tools.listChanged` and registering its sessions (and
-/// saying when it has).
-#[derive(Clone)]
-struct Listed(Arc<Upstreams>, Arc<tokio::sync::Notify>);
-
-impl rmcp::ServerHandler for Listed {
-    fn get_info(&self) -> rmcp::model::ServerConfig {
-        let capabilities = rmcp::model::ServerCapabilities::builder()
-            .enable_tools()
-            .build();
-        self.0
-            .advertise(rmcp::model::InitializeResult::new(capabilities))
-    }
-
-    async fn on_initialized(
-        &self,
-        context: rmcp::service::NotificationContext<rmcp::service::RoleServer>,
-    ) {
-        self.0.watch_list(context.peer);
-        self.1.notify_one();
-    }
-}
-
-/// A session client that counts the `notifications/tools/list_changed` it is sent.
-#[derive(Clone, Default)]
-struct Told(Arc<tokio::sync::Notify>);
-
-impl rmcp::ClientHandler for Told {
-    async fn on_tool_list_changed(
-        &self,
-        _context: rmcp::service::NotificationContext<rmcp::service::RoleClient>,
-    ) {
-        self.0.notify_one();
-    }
-}
-
-#[tokio::test]
-async fn with_on_drift_drop_a_changed_tool_leaves_the_listing_and_sessions_are_told() {
-    use rmcp::ServiceExt;
-    let gateway = gateway(&["rugpull"], OnDrift::Drop, &[]).await;
-    let definitions: Vec<rmcp::model::Tool> = NAMES
-        .iter()
-        .map(|name| tool(name, GATEWAY_GUARDS).to_tool())
-        .collect();
-    assert_eq!(gateway.upstreams.visible(&definitions).len(), NAMES.len());
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    let registered = Arc::new(tokio::sync::Notify::new());
-    let listed = Listed(Arc::clone(&gateway.upstreams), Arc::clone(&registered));
-    let server = tokio::spawn(listed.serve(server_side));
-    let told = Told::default();
-    let session = told.clone().serve(client_side).await.expect("initialized");
-    let _server = server.await.unwrap().expect("served");
-    let capabilities = &session.peer_info().expect("the server's info").capabilities;
-    assert_eq!(
-        capabilities.tools.as_ref().unwrap().list_changed,
-        Some(true)
-    );
-    registered.notified().await;
-    gateway.call("echo").await;
-    tokio::time::timeout(Duration::from_secs(20), told.0.notified())
-        .await
-        .expect("the session is told the list changed");
-    gateway
-        .until("echo to be dropped", |g| {
-            g.upstreams.visible(&definitions).len() == NAMES.len() - 1
-        })
-        .await;
-    assert!(
-        !gateway
-            .upstreams
-            .visible(&definitions)
-            .iter()
-            .any(|t| t.name == "echo")
-    );
-    assert_eq!(error_code(&gateway.call("echo").await), "UpstreamDrift");
 }
 
 #[tokio::test]
@@ -538,5 +485,36 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
             .unwrap()
             .contains("/nonexistent/mcp-server"),
         "{health}"
+    );
+}
+
+/// An upstream that fails to start says why in its own words: the error quotes the end of
+/// its stderr and that it exited, rather than a bare closed connection.
+#[tokio::test]
+async fn an_upstream_that_exits_at_start_is_reported_with_its_stderr() {
+    let spec: &'static UpstreamSpec = leak(Box::new(UpstreamSpec {
+        name: "dies",
+        endpoint: EndpointSpec::Stdio {
+            command: python(),
+            args: &[
+                "-c",
+                "import sys; sys.stderr.write('config error: API_KEY is not set\\n'); sys.exit(2)",
+            ],
+            cwd: None,
+            env: &[],
+        },
+        timeout_ms: 10_000,
+        max_restarts: 0,
+        backoff_ms: 10,
+        on_drift: OnDrift::Refuse,
+        protocol: UpstreamProtocol::default(),
+        forward: &[],
+        pins: &[],
+    }));
+    let error = fetch_tools(spec).await.expect_err("it exits");
+    let reason = error.to_string();
+    assert!(
+        reason.contains("config error: API_KEY is not set") && reason.contains("exited"),
+        "{reason}"
     );
 }

@@ -1,6 +1,7 @@
 //! The gateway in front of a streamable HTTP upstream (an rmcp server in this process): the
 //! manifest's headers carry values read from their variables, nothing of the caller's
-//! credentials goes along, an upstream that is not listening is unavailable, not a hang, and
+//! credentials goes along (its bearer token, cookies and session id, sent to a gateway that
+//! requires the token), an upstream that is not listening is unavailable, not a hang, and
 //! an https upstream under a private CA is trusted only through the manifest's `ca_file`.
 
 use crate::common;
@@ -10,9 +11,13 @@ use common::upstream::{self, mcp_router};
 use std::sync::Arc;
 
 use harness_contract::definition_sha256;
-use harness_runtime::spec::{EndpointSpec, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec};
+use harness_runtime::spec::{
+    EndpointSpec, OnDrift, PinSpec, ToolSpec, TransportSpec, UpstreamProtocol, UpstreamSpec,
+};
+use harness_runtime::transport::{HttpOptions, HttpTransport, http_router};
 use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
-use harness_runtime::{CallContext, ToolError};
+use harness_runtime::validate::NoArguments;
+use harness_runtime::{Call, CallContext, Pipeline, ToolError};
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
@@ -122,6 +127,119 @@ async fn headers_come_from_their_variables_and_nothing_else_is_forwarded() {
     let headers = &reply["headers"];
     assert_eq!(headers["x-upstream-key"], "harness-runtime", "{headers}");
     assert!(headers.get("authorization").is_none(), "{headers}");
+}
+
+/// The gateway behind the HTTP edge as a generated gateway serves it (a bearer token
+/// required, sessions kept): one tool, `headers`, answered by the upstream.
+#[derive(Clone)]
+struct Front {
+    pipeline: Arc<Pipeline>,
+    upstreams: Arc<Upstreams>,
+}
+
+impl ServerHandler for Front {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (_, call) = Call::split(request, context, None);
+        self.pipeline
+            .respond(0, call, |args: NoArguments, ctx| {
+                self.upstreams.call(0, 0, args, ctx)
+            })
+            .await
+    }
+}
+
+static FRONT_TOOLS: [ToolSpec; 1] = [common::tool("headers", common::GUARDS)];
+
+#[tokio::test]
+async fn the_callers_token_cookies_and_session_never_reach_the_upstream() {
+    let url = upstream::serve(HeaderEcho).await;
+    let probe = spec(url.clone(), "0".repeat(64), None);
+    let live = fetch_tools(&probe[0]).await.expect("tools/list over HTTP");
+    let pin = definition_sha256(&serde_json::to_value(&live[0]).unwrap());
+    let upstreams = Arc::new(Upstreams::new(spec(url, pin, None)));
+    upstreams.start().await;
+    // Cargo sets CARGO_MANIFEST_DIR for every test: the bearer token is its value.
+    let token = env!("CARGO_MANIFEST_DIR");
+    let transport = TransportSpec {
+        auth_token_env: Some("CARGO_MANIFEST_DIR"),
+        stateful: true,
+        ..TransportSpec::stdio()
+    };
+    let options = HttpOptions::from_manifest(transport, HttpTransport::StreamableHttp).unwrap();
+    let front = Front {
+        pipeline: Arc::new(Pipeline::new(&common::SERVER, &FRONT_TOOLS)),
+        upstreams,
+    };
+    let router = http_router(front, &options, CancellationToken::new(), None);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+
+    let client = reqwest::Client::new();
+    let post = |body: serde_json::Value, session: Option<&str>| {
+        let mut request = client
+            .post(format!("http://{address}/mcp"))
+            .bearer_auth(token)
+            .header("cookie", "session=caller-cookie")
+            .header("accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialized = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "caller", "version": "0"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(initialized.status(), 200);
+    let session = initialized.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    post(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Some(&session),
+    )
+    .await
+    .unwrap();
+    let stream = post(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "headers", "arguments": {}}}),
+        Some(&session),
+    )
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    // A session's reply is an event stream: the message answering id 2.
+    let reply: serde_json::Value = stream
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+        .find(|message| message["id"] == 2)
+        .unwrap_or_else(|| panic!("no reply in {stream:?}"));
+    let headers = &reply["result"]["structuredContent"]["headers"];
+    assert_eq!(headers["x-upstream-key"], "harness-runtime", "{reply}");
+    assert!(headers.get("authorization").is_none(), "{headers}");
+    assert!(headers.get("cookie").is_none(), "{headers}");
+    let text = headers.to_string();
+    for sent in [token, "caller-cookie", &session] {
+        assert!(
+            !text.contains(sent),
+            "{sent} reached the upstream: {headers}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -11,11 +11,9 @@ use harness_runtime::content::Content;
 use harness_runtime::spec::{GuardSpec, ToolSpec};
 use harness_runtime::validate::NoArguments;
 use harness_runtime::{Call, CallContext, LogLevel, Pipeline, ToolError};
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorData, ServerConfig};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use crate::common;
@@ -171,38 +169,11 @@ impl rmcp::ServerHandler for Chatty {
 
 #[tokio::test]
 async fn log_and_progress_messages_are_redacted() {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = tokio::spawn(async move {
-        let running = Chatty.serve(tokio::io::split(server_io)).await.unwrap();
-        running.waiting().await.unwrap();
-    });
-    let (read, mut write) = tokio::io::split(client_io);
-    let mut lines = BufReader::new(read).lines();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "redaction-test", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    let seen = common::clients::exchange(
+        Chatty,
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "chatty", "arguments": {}, "_meta": {"progressToken": "p1"}}}),
-    ] {
-        write
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    // Every message up to the call's reply, which comes after its notifications.
-    let mut seen = Vec::new();
-    loop {
-        let line = lines
-            .next_line()
-            .await
-            .unwrap()
-            .expect("the server answers");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        let done = message["id"] == 2;
-        seen.push(message);
-        if done {
-            break;
-        }
-    }
+    )
+    .await;
     let of = |method: &str| {
         seen.iter()
             .find(|message| message["method"] == method)
@@ -221,6 +192,4 @@ async fn log_and_progress_messages_are_redacted() {
     );
     let all = serde_json::to_string(&seen).unwrap();
     assert!(!all.contains(&github_token()), "{all}");
-    drop((write, lines));
-    server.await.unwrap();
 }

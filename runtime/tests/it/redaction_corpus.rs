@@ -54,11 +54,14 @@ const BASE62: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 const BASE64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// One planted secret: the text it sits in, the strings that must not survive, its kind.
+/// One planted secret: the text it sits in, the strings that must not survive, its kind,
+/// and the kind of the other half of its pair where the text holds one (a key id beside its
+/// secret key).
 struct Planted {
     text: String,
     raw: Vec<String>,
     kind: &'static str,
+    pair: Option<&'static str>,
 }
 
 /// Surroundings for a bare token (`{}` is where it goes).
@@ -82,6 +85,7 @@ fn plant(rng: &mut Rng, kind: &'static str, secret: String) -> Planted {
         text: in_context(rng, TOKEN_CONTEXTS, &secret),
         raw: vec![secret],
         kind,
+        pair: None,
     }
 }
 
@@ -116,7 +120,8 @@ fn jwt(rng: &mut Rng) -> String {
     )
 }
 
-/// Eight secrets of each built-in kind, 120 in all.
+/// Eight secrets or more of each built-in kind, eight key ids beside their secret keys among
+/// them: 144 texts, 152 secrets.
 fn secrets() -> Vec<Planted> {
     let mut rng = Rng(0x5ec2_e7ed);
     let mut corpus = Vec::new();
@@ -139,6 +144,7 @@ fn secrets() -> Vec<Planted> {
             text,
             raw: vec![secret],
             kind: "aws_secret_key",
+            pair: None,
         });
 
         let secret = format!("AIza{}", r.chars(BASE64URL, 35));
@@ -183,6 +189,7 @@ fn secrets() -> Vec<Planted> {
             text: format!("notify: posting incident summary to {secret} (channel #ops)"),
             raw: vec![secret],
             kind: "slack_webhook",
+            pair: None,
         });
 
         let prefix = r.pick(&["sk_live_", "sk_test_", "rk_live_", "rk_test_"]);
@@ -211,6 +218,7 @@ fn secrets() -> Vec<Planted> {
             text,
             raw: vec![secret],
             kind: "npm_token",
+            pair: None,
         });
 
         let (block, lines) = pem_block(r);
@@ -227,6 +235,7 @@ fn secrets() -> Vec<Planted> {
             text,
             raw: lines,
             kind: "private_key",
+            pair: None,
         });
 
         let token = jwt(r);
@@ -241,6 +250,7 @@ fn secrets() -> Vec<Planted> {
             text,
             raw: vec![token],
             kind: "jwt",
+            pair: None,
         });
 
         let value = if r.below(2) == 0 {
@@ -266,6 +276,7 @@ fn secrets() -> Vec<Planted> {
             text,
             raw: vec![secret],
             kind: "authorization",
+            pair: None,
         });
 
         let password = r.chars(
@@ -294,6 +305,53 @@ fn secrets() -> Vec<Planted> {
             text,
             raw: vec![password],
             kind: "url_password",
+            pair: None,
+        });
+
+        let id = format!("{}{}", r.pick(&["AKIA", "ASIA"]), r.chars(BASE32, 16));
+        let secret = r.chars(BASE64, 40);
+        let text = r
+            .pick(&[
+                "Access key ID,Secret access key\n{id},{secret}\n",
+                "$ aws iam list-access-keys --show-secrets\n{id}  {secret}  Active\n",
+                "aws configure set aws_access_key_id {id} && aws configure set aws_secret_access_key {secret}",
+                "export AWS_ACCESS_KEY_ID={id} AWS_SECRET_ACCESS_KEY={secret}",
+                "{\"AccessKeyId\":\"{id}\",\"SecretAccessKey\":\"{secret}\"}",
+            ])
+            .replace("{id}", &id)
+            .replace("{secret}", &secret);
+        corpus.push(Planted {
+            text,
+            raw: vec![id, secret],
+            kind: "aws_secret_key",
+            pair: Some("aws_access_key"),
+        });
+
+        let secret = format!("{}{}", r.chars(BASE62, 20), r.chars(DIGITS, 2));
+        let text = r
+            .pick(&[
+                "client_id=svc-orders\nclient_secret={}\nscope=read\n",
+                "{\"client_id\":\"web\",\"client_secret\":\"{}\",\"grant_type\":\"client_credentials\"}",
+                "DB_USER=orders\nDB_PASSWORD={}\nDB_HOST=db.internal\n",
+                "spring.datasource.username=app\nspring.datasource.password={}",
+                "database:\n  user: app\n  password: \"{}\"\n",
+                "NEXTAUTH_SECRET={} npm run start",
+            ])
+            .replace("{}", &secret);
+        corpus.push(Planted {
+            text,
+            raw: vec![secret],
+            kind: "labelled_secret",
+            pair: None,
+        });
+        let secret = format!("{}{}==", r.chars(BASE64, 84), r.chars(DIGITS, 2));
+        corpus.push(Planted {
+            text: format!(
+                "DefaultEndpointsProtocol=https;AccountName=logs;AccountKey={secret};EndpointSuffix=core.windows.net"
+            ),
+            raw: vec![secret],
+            kind: "labelled_secret",
+            pair: None,
         });
     }
     corpus
@@ -313,9 +371,11 @@ fn every_planted_secret_is_redacted_as_its_kind() {
     let mut missed = Vec::new();
     for planted in &corpus {
         let (out, _) = redacted(&planted.text);
-        let marker = format!("[REDACTED:{}]", planted.kind);
+        let marked = std::iter::once(planted.kind)
+            .chain(planted.pair)
+            .all(|kind| out.contains(&format!("[REDACTED:{kind}]")));
         let leaked = planted.raw.iter().any(|raw| out.contains(raw.as_str()));
-        if leaked || !out.contains(&marker) {
+        if leaked || !marked {
             missed.push(format!(
                 "{}: {:?}\n  -> {:?}",
                 planted.kind, planted.text, out
@@ -323,9 +383,13 @@ fn every_planted_secret_is_redacted_as_its_kind() {
         }
     }
     println!(
-        "redaction corpus: {} of {} secrets of {} kinds caught",
+        "redaction corpus: {} of {} texts caught whole ({} secrets of {} kinds)",
         corpus.len() - missed.len(),
         corpus.len(),
+        corpus
+            .iter()
+            .map(|planted| 1 + usize::from(planted.pair.is_some()))
+            .sum::<usize>(),
         kinds.len()
     );
     assert!(missed.is_empty(), "missed:\n{}", missed.join("\n"));
@@ -345,11 +409,15 @@ fn every_secret_in_one_document_is_redacted_and_counted() {
             assert!(!out.contains(raw.as_str()), "{}: {raw}", planted.kind);
         }
     }
-    assert_eq!(tally.total(), corpus.len() as u64, "{tally:?}");
+    let secrets = corpus
+        .iter()
+        .map(|planted| 1 + u64::from(planted.pair.is_some()))
+        .sum::<u64>();
+    assert_eq!(tally.total(), secrets, "{tally:?}");
     assert_eq!(redacted(&out).0, out, "idempotent");
 }
 
-/// Texts that look like secrets and are not, 185 in all.
+/// Texts that look like secrets and are not, 194 in all.
 fn look_alikes() -> Vec<String> {
     let mut rng = Rng(0x100c_a11e);
     let r = &mut rng;
@@ -456,6 +524,15 @@ fn look_alikes() -> Vec<String> {
             "-----BEGIN PGP SIGNATURE-----",
             "at com.example.Service.run(Service.java:42)",
             "UUID 00000000-0000-0000-0000-000000000000 is nil",
+            "password: required",
+            "password=${DB_PASSWORD}",
+            "client_secret: <from vault>",
+            "AccountKey=REPLACE_ME;AccountName=logs",
+            "secret: true",
+            "passwords rotated: 3",
+            "password_reset_url=https://example.com/r/abc123",
+            "the secret is out; the password policy is 12 characters",
+            "session_id=123e4567-e89b-12d3-a456-426614174000 commit=da39a3ee5e6b4b0d3255bfef95601890afd80709",
         ]
         .map(str::to_owned),
     );

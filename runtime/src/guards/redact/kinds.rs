@@ -27,9 +27,21 @@ pub(super) const BUILTINS: &[Builtin] = &[
         check: None,
     },
     Builtin {
-        // Only where labelled: 40 characters of base64 are too common to redact bare.
+        // A secret access key beside its key id, unlabelled (a credentials CSV, a command
+        // line, `id secret` columns): the 40 characters after the id, across a separator and
+        // at most one short label. Anchored on the id's marker, so it applies in the pass
+        // after the id was redacted (see `Engine::redact`), and a refused match (a hex hash
+        // beside an id: upper and lower case are both required) costs the id nothing.
         kind: "aws_secret_key",
-        pattern: r#"(?i-u:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key|aws[_-]?session[_-]?token)(?-u:["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{16,})"#,
+        pattern: r#"\[REDACTED:aws_access_key\][ \t\r\n,;:=|"'`]{1,6}(?:-{0,2}[A-Za-z][A-Za-z_\-]{0,31}[ \t,;:=|"'`]{1,6})?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)"#,
+        check: Some(upper_and_lower),
+    },
+    Builtin {
+        // Only where labelled (or beside a key id, above): 40 characters of base64 are too
+        // common to redact bare. The label may be followed by `:`, `=` or blanks alone
+        // (`aws configure set aws_secret_access_key ...`).
+        kind: "aws_secret_key",
+        pattern: r#"(?i-u:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key|aws[_-]?session[_-]?token)(?-u:["']?[ \t]*[:=][ \t]*["']?|[ \t]+)([A-Za-z0-9/+=]{16,})"#,
         check: None,
     },
     Builtin {
@@ -101,9 +113,21 @@ pub(super) const BUILTINS: &[Builtin] = &[
         pattern: r#"://[^\s:/?#@\[\]"'<>]*:([^\s/?#@\[\]"'<>][^\s/?#\[\]"'<>]*)@"#,
         check: None,
     },
+    Builtin {
+        // The value of a field whose name says it holds the secret half of a pair: a client
+        // or app secret, a secret key, a storage account key, a password (`DB_PASSWORD=`,
+        // `"client_secret": "..."`, `AccountKey=` in a connection string). Last, so a
+        // specific kind that starts at the same place names the secret. A value must hold a
+        // letter and a digit, so `password: required`, `secret: true`, placeholders
+        // (`REPLACE_ME`, `${DB_PASSWORD}`, `<from vault>`, `********`) and markers are left.
+        kind: "labelled_secret",
+        pattern: r#"(?i-u:\b(?:[a-z0-9]+[_.\-])*(?:client[_\-]?secret|app[_\-]?secret|api[_\-]?secret|secret[_\-]?key|secret|account[_\-]?key|shared[_\-]?access[_\-]?key|password|passwd))(?-u:["']?[ \t]*[:=][ \t]*["']?)([^\s"'`,;&<>\[\]{}()$*]{8,})"#,
+        check: Some(letter_and_digit),
+    },
 ];
 
-/// The kinds the built-in patterns redact, each replaced by `[REDACTED:<kind>]`.
+/// The kinds the built-in patterns redact, each replaced by `[REDACTED:<kind>]`, in the
+/// order their first pattern is tried.
 pub const KINDS: &[&str] = &[
     "private_key",
     "aws_access_key",
@@ -120,6 +144,7 @@ pub const KINDS: &[&str] = &[
     "jwt",
     "authorization",
     "url_password",
+    "labelled_secret",
 ];
 
 /// True when the text after a token's prefix looks like random base62: an upper-case letter
@@ -134,4 +159,16 @@ fn mixed_classes(secret: &str) -> bool {
         .bytes()
         .any(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
     upper && other
+}
+
+/// True when `secret` holds an upper-case and a lower-case letter: random base64 does, a hex
+/// hash or an upper-case identifier does not.
+fn upper_and_lower(secret: &str) -> bool {
+    secret.bytes().any(|b| b.is_ascii_uppercase()) && secret.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// True when `secret` holds a letter and a digit: generated secrets and most passwords do,
+/// the words and placeholders a field's value is in prose do not.
+fn letter_and_digit(secret: &str) -> bool {
+    secret.bytes().any(|b| b.is_ascii_alphabetic()) && secret.bytes().any(|b| b.is_ascii_digit())
 }

@@ -124,3 +124,47 @@ impl Session {
         context
     }
 }
+
+/// Serves `handler` on an in-memory pipe, initializes a 2025-11-25 session as a raw client
+/// would, sends `request` (a JSON-RPC request with id 2), and returns every message the
+/// server wrote up to and including its reply: the notifications the request caused come
+/// before the reply.
+pub(crate) async fn exchange<H: rmcp::ServerHandler>(handler: H, request: Value) -> Vec<Value> {
+    use rmcp::ServiceExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (server_io, client_io) = tokio::io::duplex(1024 * 1024);
+    let server = tokio::spawn(async move {
+        let running = handler.serve(tokio::io::split(server_io)).await.unwrap();
+        running.waiting().await.unwrap();
+    });
+    let (read, mut write) = tokio::io::split(client_io);
+    let mut lines = BufReader::new(read).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw-client", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        request,
+    ] {
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut seen = Vec::new();
+    loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the server answers");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let done = message["id"] == 2;
+        seen.push(message);
+        if done {
+            break;
+        }
+    }
+    drop((write, lines));
+    server.await.unwrap();
+    seen
+}

@@ -1,0 +1,17 @@
+//! A guarded gateway: the MCP server generated from ./harness.toml. Every tool is an
+//! upstream's, so there are no tool bodies; to add a tool of your own, declare it in
+//! harness.toml, run `harness-codegen scaffold`, add `mod tools;` here and pass
+//! `tools::Toolbox::default()` instead of `()`.
+
+#[allow(
+    unreachable_pub,
+    reason = "generated items are `pub` so a library crate can export them"
+)]
+mod generated {
+    //! Everything harness-codegen generated from harness.toml (see OUT_DIR/harness.rs).
+    harness_runtime::include_generated!();
+}
+
+fn main() -> std::process::ExitCode {
+    harness_runtime::cli::main(generated::Harness::new(()))
+}
