@@ -11,11 +11,11 @@ use std::path::Path;
 
 use toml_edit::{DocumentMut, InlineTable};
 
-use crate::import::Selection;
 use crate::import::edit;
 use crate::import::entry::{Entry, table};
 use crate::import::error::ImportError;
 use crate::import::report::{Outcome, ToolReport};
+use crate::import::selection::Selection;
 use crate::import::staging::Staging;
 
 /// Where the manifest is and what to do.

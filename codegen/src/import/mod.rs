@@ -8,8 +8,8 @@
 //! keeps whole what the grammar cannot say), `poisoning` (the description audit), `entry` (a
 //! live definition as a manifest entry and its table), `edit` (the `toml_edit` document),
 //! `schema_file` (a tool kept in a schema file, added or checked), `staging` (schema files
-//! checked before they are written), `diff` (what drifted, what would change), `plan` (the
-//! import, writing nothing), `cargo_features` (the runtime features the package needs, added
+//! checked before they are written), `diff` (what drifted, what would change), `selection`
+//! (which tools: least privilege by default), `plan` (the import, writing nothing), `cargo_features` (the runtime features the package needs, added
 //! to its Cargo.toml), `report` and `error`. This file reads and writes the manifest and the
 //! schema files.
 //!
@@ -33,6 +33,7 @@ mod plan;
 mod poisoning;
 mod report;
 mod schema_file;
+mod selection;
 mod spec;
 mod staging;
 mod translate;
@@ -41,6 +42,7 @@ pub use self::cargo_features::CargoFeatures;
 pub use self::error::ImportError;
 pub use self::poisoning::{DescriptionAudit, HiddenCounts, INSTRUCTION_PATTERNS, Removed};
 pub use self::report::{ImportReport, Outcome, SchemaFileChange, ToolReport};
+pub use self::selection::Selection;
 
 use std::path::{Path, PathBuf};
 
@@ -59,29 +61,6 @@ pub struct ImportRequest {
     pub update_pins: bool,
     /// `--dry-run`: report and show the diff, write nothing.
     pub dry_run: bool,
-}
-
-/// Which of an upstream's tools an import pins. Tools the manifest pins already are checked
-/// against their live definitions whatever the selection (with [`Selection::Named`], only
-/// those named).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Selection {
-    /// Least privilege: the tools the upstream annotates as read-only (`readOnlyHint` true,
-    /// no `destructiveHint`); the report says why each other one was left out.
-    #[default]
-    ReadOnly,
-    /// `--all`: every tool, write tools included.
-    All,
-    /// `--tools a,b`: exactly these, by the upstream's names; one that is not imported needs
-    /// attention.
-    Named(Vec<String>),
-}
-
-impl Selection {
-    /// Whether the user named the tools.
-    pub fn is_named(&self) -> bool {
-        matches!(self, Self::Named(_))
-    }
 }
 
 impl ImportRequest {

@@ -11,7 +11,6 @@ use serde_json::Value;
 use toml_edit::DocumentMut;
 
 use crate::builder;
-use crate::import::Selection;
 use crate::import::diff::{definition_view, unified};
 use crate::import::edit::{self, BoundTool};
 use crate::import::entry::{Entry, entry, table};
@@ -19,6 +18,7 @@ use crate::import::error::ImportError;
 use crate::import::join::{Target, edit_error, join, plain};
 use crate::import::report::{Outcome, ToolReport};
 use crate::import::schema_file;
+use crate::import::selection::Selection;
 use crate::import::staging::Staging;
 use crate::model::{Model, UpstreamModel};
 
@@ -82,9 +82,9 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
                 }
                 None => check_pin(&mut doc, existing, tool, target.update_pins),
             },
-            None => match (target.selection, not_read_only(tool)) {
-                (Selection::ReadOnly, Some(why)) => plain(&name, Outcome::LeftOut { why }),
-                _ => add(&mut doc, &mut staging, target, tool)?,
+            None => match target.selection.leaves_out(tool) {
+                Some(why) => plain(&name, Outcome::LeftOut { why }),
+                None => add(&mut doc, &mut staging, target, tool)?,
             },
         };
         reports.push(report);
@@ -109,30 +109,6 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
         tools: reports,
         staging,
     })
-}
-
-/// Why a live tool is not read-only by its annotations (`None` when it is): least privilege
-/// pins only what says it changes nothing, and reads no further into a tool that does not
-/// say.
-fn not_read_only(tool: &Value) -> Option<String> {
-    let annotations = &tool["annotations"];
-    match (
-        annotations["readOnlyHint"].as_bool(),
-        annotations["destructiveHint"].as_bool(),
-    ) {
-        (Some(true), Some(true)) => Some(
-            "it is annotated read-only and destructive at once (destructiveHint)".to_owned(),
-        ),
-        (Some(true), _) => None,
-        (Some(false), Some(false)) => {
-            Some("a write tool (readOnlyHint false), not destructive by its hints".to_owned())
-        }
-        (Some(false), _) => Some(
-            "a write tool that may destroy data (readOnlyHint false; destructiveHint true or unset, which means true)"
-                .to_owned(),
-        ),
-        (None, _) => Some("no read-only annotation (readOnlyHint unset)".to_owned()),
-    }
 }
 
 /// A tool the manifest already pins: unchanged, or drifted (re-pinned when asked).

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{
+use super::parts::{
     BUILD_RS, NewError, Source, cargo_toml, package_name, schema_line, server_sections, write_files,
 };
 
