@@ -10,7 +10,9 @@
 //! in a match is what is replaced, or the whole match when the pattern has none.
 //!
 //! All patterns, built-in and added, are one alternation compiled once (the built-ins in a
-//! `LazyLock`, each added list on its first use). The `regex` crate's automata run in time
+//! `LazyLock`, each added list on its first use), but for the built-ins found beside
+//! something else (a secret key beside its key id's marker, a value beside its field's name),
+//! a second alternation scanned after it only where one of their literal anchors is. The `regex` crate's automata run in time
 //! linear in the text whatever the pattern (no backtracking), so no output can make
 //! redaction slow: the text is scanned once, left to right, and a match is replaced whole.
 //! Redaction is idempotent: no pattern matches a marker.
@@ -29,7 +31,7 @@ mod kinds;
 use self::kinds::BUILTINS;
 pub use self::kinds::KINDS;
 
-/// One alternative of the compiled alternation.
+/// One alternative of a compiled alternation.
 struct Rule {
     kind: &'static str,
     /// The capture group around the whole alternative.
@@ -39,35 +41,25 @@ struct Rule {
     check: Option<fn(&str) -> bool>,
 }
 
-/// Passes of redaction over one text at most (see `Engine::redact`): a secret key beside its
-/// key id is found in the pass after the id's, and a third pass confirms nothing is left; the
-/// rest is headroom.
+/// Passes of redaction over one text at most (see `Engine::redact`); two suffice for every
+/// case found, the rest is headroom.
 const MAX_PASSES: usize = 4;
 
-/// Every pattern of one policy as one regex.
-struct Engine {
+/// A kind, its pattern, and the check on its secret.
+type Pattern = (&'static str, &'static str, Option<fn(&str) -> bool>);
+
+/// Patterns as one regex, each alternative a rule.
+struct Alternation {
     regex: Regex,
     rules: Vec<Rule>,
 }
 
-impl Engine {
-    /// The built-ins followed by `added`. An added pattern that does not compile (codegen
-    /// refuses those, so only a hand-written spec has one) is left out and logged.
-    fn new(added: &[RedactPattern]) -> Self {
-        let builtins = BUILTINS.iter().map(|b| (b.kind, b.pattern, b.check));
-        let added = added.iter().filter_map(|pattern| {
-            match Regex::new(pattern.pattern) {
-                Ok(_) => Some((pattern.kind, pattern.pattern, None)),
-                Err(error) => {
-                    tracing::error!(kind = pattern.kind, %error, "a redaction pattern does not compile; it is left out");
-                    None
-                }
-            }
-        });
+impl Alternation {
+    fn new(patterns: impl Iterator<Item = Pattern>) -> Result<Self, regex::Error> {
         let mut alternatives = Vec::new();
         let mut rules = Vec::new();
         let mut group = 1;
-        for (kind, pattern, check) in builtins.chain(added) {
+        for (kind, pattern, check) in patterns {
             let inner = Regex::new(pattern).map_or(0, |regex| regex.captures_len() - 1);
             rules.push(Rule {
                 kind,
@@ -78,33 +70,14 @@ impl Engine {
             alternatives.push(format!("({pattern})"));
             group += 1 + inner;
         }
-        match Regex::new(&alternatives.join("|")) {
-            Ok(regex) => Self { regex, rules },
-            Err(error) => {
-                tracing::error!(%error, "the added redaction patterns do not compile together (duplicate group names?); only the built-in ones apply");
-                Self::new(&[])
-            }
-        }
+        Ok(Self {
+            regex: Regex::new(&alternatives.join("|"))?,
+            rules,
+        })
     }
 
-    /// `text` with every secret replaced, counting each kind in `tally`.
-    /// Redacts until nothing more matches: a marker next to text the pass left alone can make
-    /// a secret of it (`[` is a word boundary `AKIA...` glued to a URL lacked; an AWS key id's
-    /// marker is what finds the secret key beside it), and a guard's output must be a fixed
-    /// point. Each extra pass runs only after a change, and at most
-    /// [`MAX_PASSES`] run, so a manifest pattern that matches its own marker cannot loop.
-    fn redact<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
-        let mut out = self.redact_once(text, tally);
-        for _ in 1..MAX_PASSES {
-            match self.redact_once(&out, tally) {
-                Cow::Borrowed(_) => break,
-                Cow::Owned(again) => out = Cow::Owned(again),
-            }
-        }
-        out
-    }
-
-    fn redact_once<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
+    /// `text` with every secret this alternation finds replaced, in one scan.
+    fn replace<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
         let mut out = String::new();
         let mut last = 0;
         for captures in self.regex.captures_iter(text) {
@@ -141,6 +114,80 @@ impl Engine {
             return None;
         }
         Some((rule.kind, secret.start(), secret.end()))
+    }
+}
+
+/// The built-ins found beside something else ([`kinds::BESIDE`]), scanned only in a text
+/// that holds one of their anchors.
+struct Beside {
+    anchors: Regex,
+    alternation: Alternation,
+}
+
+static BESIDE: LazyLock<Beside> = LazyLock::new(|| Beside {
+    anchors: Regex::new(kinds::BESIDE_ANCHORS).expect("the anchors are literals"),
+    alternation: Alternation::new(kinds::BESIDE.iter().map(|b| (b.kind, b.pattern, b.check)))
+        .expect("the built-in patterns compile"),
+});
+
+/// Every pattern of one policy: the built-ins and the manifest's added ones as one
+/// alternation, then the built-ins found beside something else.
+struct Engine {
+    main: Alternation,
+}
+
+impl Engine {
+    /// The built-ins followed by `added`. An added pattern that does not compile (codegen
+    /// refuses those, so only a hand-written spec has one) is left out and logged.
+    fn new(added: &[RedactPattern]) -> Self {
+        let builtins = BUILTINS.iter().map(|b| (b.kind, b.pattern, b.check));
+        let added = added.iter().filter_map(|pattern| {
+            match Regex::new(pattern.pattern) {
+                Ok(_) => Some((pattern.kind, pattern.pattern, None)),
+                Err(error) => {
+                    tracing::error!(kind = pattern.kind, %error, "a redaction pattern does not compile; it is left out");
+                    None
+                }
+            }
+        });
+        match Alternation::new(builtins.chain(added)) {
+            Ok(main) => Self { main },
+            Err(error) => {
+                tracing::error!(%error, "the added redaction patterns do not compile together (duplicate group names?); only the built-in ones apply");
+                Self::new(&[])
+            }
+        }
+    }
+
+    /// `text` with every secret replaced, counting each kind in `tally`.
+    /// Redacts until nothing more matches: a marker next to text the pass left alone can make
+    /// a secret of it (`[` is a word boundary `AKIA...` glued to a URL lacked), and a guard's
+    /// output must be a fixed point. Each extra pass runs only after a change, and at most
+    /// [`MAX_PASSES`] run, so a manifest pattern that matches its own marker cannot loop.
+    fn redact<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
+        let mut out = self.redact_once(text, tally);
+        for _ in 1..MAX_PASSES {
+            match self.redact_once(&out, tally) {
+                Cow::Borrowed(_) => break,
+                Cow::Owned(again) => out = Cow::Owned(again),
+            }
+        }
+        out
+    }
+
+    /// One pass: the main alternation, then (where an anchor is) the one of things found
+    /// beside others, over what the first left, so an AWS key id's marker finds the secret
+    /// key beside it and a field's value is named by its field only when no other kind did.
+    fn redact_once<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
+        let first = self.main.replace(text, tally);
+        if !BESIDE.anchors.is_match(&first) {
+            return first;
+        }
+        let changed = match BESIDE.alternation.replace(&first, tally) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        changed.map_or(first, Cow::Owned)
     }
 }
 
