@@ -19,8 +19,6 @@
 #   ./scripts/agent-trial.sh                              # every scenario and fault
 #   AGENT_SCENARIOS="diligent gullible" ./scripts/agent-trial.sh
 #   ./scripts/agent-trial.sh --list                       # every task's scenarios, "TASK SCENARIO" a line
-#   AGENT_TASK=... ./scripts/agent-trial.sh --images      # only build the task's images (CI does
-#                                                         # it beside the Docker stage)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -46,8 +44,6 @@ if [ "${1:-}" = --list ]; then
     done
     exit 0
 fi
-images_only=false
-[ "${1:-}" != --images ] || images_only=true
 task_package=${AGENT_TASK:-incident-monitor}
 default_scenarios=$(task_scenarios "$task_package")
 scenarios=${AGENT_SCENARIOS:-$default_scenarios}
@@ -129,10 +125,6 @@ if [ "$task_package" = incident-monitor ] && ! docker image inspect "$codex_imag
     rm -rf "$codex_cache"
 fi
 docker build -q --build-arg "BASE=$python_image" -t "$model_image" tests/agent >/dev/null
-if $images_only; then
-    log "$task_package: images ready ($(($(date +%s) - started)) s)"
-    exit 0
-fi
 
 log "building the static binary and the bundle"
 static_target=x86_64-unknown-linux-gnu
