@@ -164,11 +164,7 @@ fn run(command: Command) -> Result<(), String> {
         } => import(&harness_codegen::import::ImportRequest {
             manifest,
             upstream: name,
-            tools: match (tools, all) {
-                (Some(names), _) => Selection::Named(names),
-                (None, true) => Selection::All,
-                (None, false) => Selection::ReadOnly,
-            },
+            tools: Selection::from_flags(tools, all),
             update_pins,
             dry_run,
         }),

@@ -90,11 +90,7 @@ impl UpstreamArgs {
     }
 
     fn selection(&self) -> Selection {
-        match (&self.tools, self.all) {
-            (Some(names), _) => Selection::Named(names.clone()),
-            (None, true) => Selection::All,
-            (None, false) => Selection::ReadOnly,
-        }
+        Selection::from_flags(self.tools.clone(), self.all)
     }
 }
 

@@ -20,6 +20,16 @@ pub enum Selection {
 }
 
 impl Selection {
+    /// The selection the command line's `--tools a,b` and `--all` ask for (the two exclude
+    /// each other; neither is least privilege).
+    pub fn from_flags(tools: Option<Vec<String>>, all: bool) -> Self {
+        match (tools, all) {
+            (Some(names), _) => Self::Named(names),
+            (None, true) => Self::All,
+            (None, false) => Self::ReadOnly,
+        }
+    }
+
     /// Whether the user named the tools.
     pub fn is_named(&self) -> bool {
         matches!(self, Self::Named(_))
