@@ -58,6 +58,9 @@ pub mod defaults {
     /// Milliseconds a connection may stay silent waiting for a request (its first, or the
     /// next on a kept-alive connection) before it is closed.
     pub const KEEP_ALIVE_IDLE_MS: u64 = 60_000;
+    /// Milliseconds a new connection may wait before sending its first byte; one that sends
+    /// nothing this long is closed.
+    pub const FIRST_BYTE_TIMEOUT_MS: u64 = 5_000;
     /// Milliseconds from a request's head to the start of its response, its body read
     /// included; past it the answer is 408. Longer than every call's own time limit.
     pub const REQUEST_TIMEOUT_MS: u64 = 120_000;
@@ -65,8 +68,17 @@ pub mod defaults {
     pub const MAX_HEADERS: u64 = 100;
     /// Largest request head (request line and headers) in bytes; larger gets 431.
     pub const MAX_HEADER_BYTES: u64 = 16 * 1024;
-    /// Most connections open at once; past it a new connection is answered 503 and closed.
+    /// Most connections open at once; past it the connection idle longest gives way, and a
+    /// new one is answered 503 and closed only when every connection has a request in flight.
     pub const MAX_CONNECTIONS: u64 = 1024;
+
+    /// Most long-lived event streams of each kind open at once when the manifest does not
+    /// say: a quarter of `max_connections` (at least one), so that streams of both kinds
+    /// together leave half the connections to requests.
+    pub const fn max_streams(max_connections: u64) -> u64 {
+        let quarter = max_connections / 4;
+        if quarter == 0 { 1 } else { quarter }
+    }
 }
 
 /// The address a client on the server's own host connects to when the server listens on

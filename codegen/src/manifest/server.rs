@@ -94,6 +94,10 @@ pub struct Transport {
     /// on a kept-alive connection) before the server closes it.
     #[serde(default = "default_keep_alive_idle_ms")]
     pub keep_alive_idle_ms: u64,
+    /// Milliseconds a new connection may wait before its first byte; one that sends nothing
+    /// this long is closed (it would otherwise hold a place until `keep_alive_idle_ms`).
+    #[serde(default = "default_first_byte_timeout_ms")]
+    pub first_byte_timeout_ms: u64,
     /// Milliseconds from a request's head to the start of its response, reading its body
     /// included; past it the answer is 408. Must exceed every tool's and upstream's
     /// `timeout_ms` by 5 s, so a call that times out gets its own envelope.
@@ -105,10 +109,17 @@ pub struct Transport {
     /// Largest request head (request line and headers) in bytes; larger gets 431.
     #[serde(default = "default_max_header_bytes")]
     pub max_header_bytes: u64,
-    /// Most connections open at once (each is a file descriptor); past it a new connection
-    /// is answered 503 and closed.
+    /// Most connections open at once (each is a file descriptor). Past it, the connection
+    /// that has been idle longest (one that never sent a byte first) is closed to admit the
+    /// new one; only when every connection has a request in flight or a stream open is the
+    /// new one answered 503 and closed.
     #[serde(default = "default_max_connections")]
     pub max_connections: u64,
+    /// Most long-lived event streams of each kind open at once: GET streams (legacy SSE's,
+    /// streamable HTTP's standalone one; 503 past it) and `subscriptions/listen` streams
+    /// (ended at once past it). Default: a quarter of `max_connections`; at most a quarter,
+    /// so that streams never hold more than half the connections.
+    pub max_streams: Option<u64>,
 }
 
 impl Default for Transport {
@@ -174,6 +185,10 @@ fn default_header_read_timeout_ms() -> u64 {
 
 fn default_keep_alive_idle_ms() -> u64 {
     defaults::KEEP_ALIVE_IDLE_MS
+}
+
+fn default_first_byte_timeout_ms() -> u64 {
+    defaults::FIRST_BYTE_TIMEOUT_MS
 }
 
 fn default_request_timeout_ms() -> u64 {

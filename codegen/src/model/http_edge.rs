@@ -43,6 +43,14 @@ const RANGES: &[Range] = &[
         too_large: "more than an hour of silence keeps dead clients' connections open; 60000 is usual",
     },
     Range {
+        key: "first_byte_timeout_ms",
+        value: |transport| transport.first_byte_timeout_ms,
+        min: 100,
+        max: 600_000,
+        too_small: "a client on a slow link needs more than 100 ms between connecting and sending",
+        too_large: "more than 10 minutes before a first byte lets idle sockets hold connections; 5000 is usual",
+    },
+    Range {
         key: "request_timeout_ms",
         value: |transport| transport.request_timeout_ms,
         min: 1_000,
@@ -69,16 +77,40 @@ const RANGES: &[Range] = &[
     Range {
         key: "max_connections",
         value: |transport| transport.max_connections,
-        min: 2,
+        min: 4,
         max: 1_000_000,
-        too_small: "a client and a health check need two connections",
+        too_small: "a client, a health check and a stream need a connection each, and requests keep half",
         too_large: "each connection is a file descriptor; more than a million exceeds any process limit",
     },
 ];
 
-/// Checks each limit of `[transport]` against its range.
+/// The bound on long-lived streams of each kind: the manifest's, or a quarter of
+/// `max_connections`.
+pub(crate) fn max_streams(transport: &manifest::Transport) -> u64 {
+    transport.max_streams.unwrap_or_else(|| {
+        harness_contract::transport::defaults::max_streams(transport.max_connections)
+    })
+}
+
+/// Checks each limit of `[transport]` against its range, and `max_streams` against
+/// `max_connections`.
 pub(crate) fn check_limits(transport: &manifest::Transport, errors: &ErrorSink<'_>) {
     let path = ManifestPath::root().key("transport");
+    if let Some(streams) = transport.max_streams {
+        let most = transport.max_connections / 4;
+        if streams == 0 || streams > most {
+            errors.report(
+                Diagnostic::value(
+                    path.key("max_streams"),
+                    format!(
+                        "max_streams must be between 1 and a quarter of max_connections ({most})"
+                    ),
+                )
+                .label(if streams == 0 { "no stream at all" } else { "more than a quarter" })
+                .help("streams of two kinds (GET streams, listen streams) are each bounded by it; at most a quarter each leaves half the connections to requests"),
+            );
+        }
+    }
     for range in RANGES {
         let value = (range.value)(transport);
         let (label, help) = if value < range.min {

@@ -77,6 +77,8 @@ pub struct TransportModel {
     pub header_read_timeout_ms: u64,
     /// Milliseconds a connection may wait silent for a request.
     pub keep_alive_idle_ms: u64,
+    /// Milliseconds a new connection may wait before its first byte.
+    pub first_byte_timeout_ms: u64,
     /// Milliseconds from a request's head to the start of its response.
     pub request_timeout_ms: u64,
     /// Most header fields per request.
@@ -85,6 +87,8 @@ pub struct TransportModel {
     pub max_header_bytes: u64,
     /// Most connections open at once.
     pub max_connections: u64,
+    /// Most long-lived event streams of each kind open at once.
+    pub max_streams: u64,
 }
 
 /// Checks `[server]`.
@@ -181,10 +185,12 @@ pub(crate) fn transport(
         shutdown_grace_seconds: transport.shutdown_grace_seconds,
         header_read_timeout_ms: transport.header_read_timeout_ms,
         keep_alive_idle_ms: transport.keep_alive_idle_ms,
+        first_byte_timeout_ms: transport.first_byte_timeout_ms,
         request_timeout_ms: transport.request_timeout_ms,
         max_headers: transport.max_headers,
         max_header_bytes: transport.max_header_bytes,
         max_connections: transport.max_connections,
+        max_streams: crate::model::http_edge::max_streams(transport),
     }
 }
 

@@ -72,14 +72,19 @@ pub struct TransportSpec {
     /// Milliseconds a connection may wait silent for a request (its first, or the next on a
     /// kept-alive connection) before it is closed.
     pub keep_alive_idle_ms: u64,
+    /// Milliseconds a new connection may wait before sending its first byte.
+    pub first_byte_timeout_ms: u64,
     /// Milliseconds from a request's head to the start of its response (408 past it).
     pub request_timeout_ms: u64,
     /// Most header fields a request may carry (431 past it).
     pub max_headers: u64,
     /// Largest request head in bytes (431 past it).
     pub max_header_bytes: u64,
-    /// Most connections open at once (503 and closed past it).
+    /// Most connections open at once: past it the connection idle longest gives way, and a
+    /// new one is answered 503 only when every connection has a request in flight.
     pub max_connections: u64,
+    /// Most long-lived event streams of each kind open at once (GET streams, listen streams).
+    pub max_streams: u64,
 }
 
 impl TransportSpec {
@@ -102,10 +107,12 @@ impl TransportSpec {
             shutdown_grace_seconds: defaults::SHUTDOWN_GRACE_SECONDS,
             header_read_timeout_ms: defaults::HEADER_READ_TIMEOUT_MS,
             keep_alive_idle_ms: defaults::KEEP_ALIVE_IDLE_MS,
+            first_byte_timeout_ms: defaults::FIRST_BYTE_TIMEOUT_MS,
             request_timeout_ms: defaults::REQUEST_TIMEOUT_MS,
             max_headers: defaults::MAX_HEADERS,
             max_header_bytes: defaults::MAX_HEADER_BYTES,
             max_connections: defaults::MAX_CONNECTIONS,
+            max_streams: defaults::max_streams(defaults::MAX_CONNECTIONS),
         }
     }
 }

@@ -121,11 +121,17 @@ impl Subscriptions<'_> {
     /// `notifications/resources/updated` on it. It ends when the client cancels it or goes
     /// away (rmcp then sends nothing more), and when the server tears it down
     /// ([`Subscriptions::closing`]): `Ok` then makes rmcp send the final
-    /// `SubscriptionsListenResult`, and on HTTP the stream closes after it.
+    /// `SubscriptionsListenResult`, and on HTTP the stream closes after it. While
+    /// `[transport] max_streams` listeners are open, a new stream ends at once the same way,
+    /// so that listen streams cannot hold every connection.
     pub async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
         let updates = self.updates();
-        let mut listener = updates.listen();
         let sink = subscription.sink();
+        let most = usize::try_from(self.server().transport.max_streams).unwrap_or(usize::MAX);
+        let Some(mut listener) = updates.listen_at_most(most) else {
+            tracing::warn!(subscription = %sink.id(), max_streams = most, "listen stream ended at once: max_streams listeners are open");
+            return Ok(());
+        };
         let watched = sink
             .accepted()
             .resource_subscriptions

@@ -57,6 +57,22 @@ impl Updates {
         }
     }
 
+    /// A listener, unless `most` listeners are already open (then `None`).
+    pub(crate) fn listen_at_most(&self, most: usize) -> Option<Listener> {
+        let mut admitted = false;
+        self.open.send_if_modified(|open| {
+            admitted = *open < most;
+            if admitted {
+                *open += 1;
+            }
+            admitted
+        });
+        admitted.then(|| Listener {
+            updated: self.updated.subscribe(),
+            open: Arc::clone(&self.open),
+        })
+    }
+
     /// The sessions' subscriptions (a poisoned lock still holds a usable list: each change
     /// to it is one push or one retain).
     pub(crate) fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<SessionSubscription>> {

@@ -4,8 +4,8 @@
 //! silent between calls (keep-alive idle) from one that stalls halfway through its headers
 //! (a slow-header attack). Here each connection counts the reads that brought bytes
 //! ([`Reads`], counted by the edge's stream), and the timer hyper asks for ([`HeadTimer`]) waits in two phases:
-//! `keep_alive_idle` while no byte has come since the wait began, then `header_read` from
-//! the first byte on. Either one running out closes the connection, as hyper's own timer
+//! `keep_alive_idle` while no byte has come since the wait began (`first_byte` instead on a
+//! connection that has never sent one), then `header_read` from the first byte on. Either one running out closes the connection, as hyper's own timer
 //! does (no response is written).
 //!
 //! hyper uses the timer of an HTTP/1 server connection for that wait only (its other timed
@@ -29,8 +29,10 @@ pub(crate) type Reads = Arc<AtomicU64>;
 pub(crate) struct HeadTimer {
     /// The connection's reads.
     pub(crate) reads: Reads,
-    /// How long the connection may stay silent.
+    /// How long the connection may stay silent between requests.
     pub(crate) keep_alive_idle: Duration,
+    /// How long a new connection may stay silent before its first byte.
+    pub(crate) first_byte: Duration,
     /// How long a head may take from its first byte.
     pub(crate) header_read: Duration,
 }
@@ -43,10 +45,17 @@ impl Timer for HeadTimer {
     /// The wait for a head that hyper begins now (its `deadline` is now plus the
     /// header-read timeout it was given, which is `header_read`).
     fn sleep_until(&self, _deadline: Instant) -> Pin<Box<dyn Sleep>> {
-        let idle_until = tokio::time::Instant::now() + self.keep_alive_idle;
+        let reads_at_start = self.reads.load(Ordering::Relaxed);
+        // No byte yet on this connection: it is waiting for its first.
+        let silence = if reads_at_start == 0 {
+            self.first_byte
+        } else {
+            self.keep_alive_idle
+        };
+        let idle_until = tokio::time::Instant::now() + silence;
         Box::pin(HeadWait {
             reads: Arc::clone(&self.reads),
-            reads_at_start: self.reads.load(Ordering::Relaxed),
+            reads_at_start,
             header_read: self.header_read,
             idle: true,
             sleep: tokio::time::sleep_until(idle_until),
@@ -92,21 +101,30 @@ mod tests {
         HeadTimer {
             reads: Arc::clone(reads),
             keep_alive_idle: Duration::from_secs(60),
+            first_byte: Duration::from_secs(5),
             header_read: Duration::from_secs(1),
         }
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_silent_wait_runs_out_after_the_idle_time() {
-        let reads = Reads::default();
+        let reads = Reads::new(AtomicU64::new(1));
         let started = tokio::time::Instant::now();
         timer(&reads).sleep_until(Instant::now()).await;
         assert_eq!(started.elapsed(), Duration::from_secs(60));
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_byte_starts_the_header_read_time() {
+    async fn a_connection_that_never_sent_a_byte_waits_the_first_byte_time() {
         let reads = Reads::default();
+        let started = tokio::time::Instant::now();
+        timer(&reads).sleep_until(Instant::now()).await;
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_byte_starts_the_header_read_time() {
+        let reads = Reads::new(AtomicU64::new(1));
         let mut wait = timer(&reads).sleep_until(Instant::now());
         assert!(futures::poll!(wait.as_mut()).is_pending());
         tokio::time::advance(Duration::from_secs(30)).await;

@@ -287,6 +287,7 @@ pub async fn serve_http<H: ServerHandler + Clone>(
         fast,
         Arc::clone(&in_flight),
     );
+    crate::transport::edge::allow_open_files(options.limits.max_connections);
     let listener = crate::transport::edge::listen(bind)
         .map_err(|source| ServeError::Bind { addr: bind, source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;

@@ -58,6 +58,15 @@ static LISTEN_SERVER: ServerSpec = ServerSpec {
     ..SERVER
 };
 
+/// The same server, with room for two listen streams.
+static TWO_STREAMS: ServerSpec = ServerSpec {
+    transport: TransportSpec {
+        max_streams: 2,
+        ..LISTEN_SERVER.transport
+    },
+    ..LISTEN_SERVER
+};
+
 static TOOLS: [ToolSpec; 0] = [];
 
 /// What the generated handler of a manifest with subscribable resources does.
@@ -83,9 +92,14 @@ impl ServerHandler for Listening {
 
 /// The server on a loopback port: its pipeline and address.
 async fn serve() -> (Arc<Pipeline>, SocketAddr) {
-    let pipeline = Arc::new(Pipeline::new(&LISTEN_SERVER, &TOOLS));
+    serve_spec(&LISTEN_SERVER).await
+}
+
+/// The server `spec` describes on a loopback port: its pipeline and address.
+async fn serve_spec(spec: &'static ServerSpec) -> (Arc<Pipeline>, SocketAddr) {
+    let pipeline = Arc::new(Pipeline::new(spec, &TOOLS));
     let options =
-        HttpOptions::from_manifest(LISTEN_SERVER.transport, HttpTransport::StreamableHttp).unwrap();
+        HttpOptions::from_manifest(spec.transport, HttpTransport::StreamableHttp).unwrap();
     let router = http_router(
         Listening(Arc::clone(&pipeline)),
         &options,
@@ -345,6 +359,37 @@ async fn a_server_teardown_ends_the_stream_with_its_final_result() {
         "the stream closes after the final result"
     );
     open_streams(&pipeline, 0).await;
+}
+
+#[tokio::test]
+async fn a_stream_past_max_streams_ends_at_once_and_the_open_ones_stay() {
+    let (pipeline, address) = serve_spec(&TWO_STREAMS).await;
+    let watched = json!({"resourceSubscriptions": ["test://watched"]});
+    let mut open = Vec::new();
+    for id in 1..=2 {
+        let mut stream = Stream::open(address, id, watched.clone()).await;
+        stream.next().await.expect("the acknowledgment");
+        open.push(stream);
+    }
+    open_streams(&pipeline, 2).await;
+    let mut third = Stream::open(address, 3, watched.clone()).await;
+    third.next().await.expect("the acknowledgment");
+    let last = third.next().await.expect("the final result at once");
+    assert_eq!(last["id"], 3, "{last}");
+    assert_eq!(last["result"]["resultType"], "complete", "{last}");
+    assert_eq!(third.next().await, None, "then the stream closes");
+    assert_eq!(
+        pipeline.subscriptions().resource_updated("test://watched"),
+        Ok(2),
+        "the two open streams still listen"
+    );
+    for stream in &mut open {
+        let update = stream.next().await.expect("the update");
+        assert_eq!(
+            update["method"], "notifications/resources/updated",
+            "{update}"
+        );
+    }
 }
 
 /// The same over one stdio-like byte stream, with rmcp's own 2026-07-28 client: the client

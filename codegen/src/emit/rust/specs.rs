@@ -27,10 +27,12 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
     let shutdown_grace_seconds = int(transport.shutdown_grace_seconds);
     let header_read_timeout_ms = int(transport.header_read_timeout_ms);
     let keep_alive_idle_ms = int(transport.keep_alive_idle_ms);
+    let first_byte_timeout_ms = int(transport.first_byte_timeout_ms);
     let request_timeout_ms = int(transport.request_timeout_ms);
     let max_headers = int(transport.max_headers);
     let max_header_bytes = int(transport.max_header_bytes);
     let max_connections = int(transport.max_connections);
+    let max_streams = int(transport.max_streams);
     let (bind, path, health_path) = (&transport.bind, &transport.path, &transport.health_path);
     let audit = &model.audit;
     let (audit_path, trace_id, error_code) = (&audit.path, audit.trace_id, audit.error_code);
@@ -75,10 +77,12 @@ pub(crate) fn server_spec(model: &Model) -> TokenStream {
                 shutdown_grace_seconds: #shutdown_grace_seconds,
                 header_read_timeout_ms: #header_read_timeout_ms,
                 keep_alive_idle_ms: #keep_alive_idle_ms,
+                first_byte_timeout_ms: #first_byte_timeout_ms,
                 request_timeout_ms: #request_timeout_ms,
                 max_headers: #max_headers,
                 max_header_bytes: #max_header_bytes,
                 max_connections: #max_connections,
+                max_streams: #max_streams,
             },
             audit: #rt::AuditSpec {
                 path: #audit_path,

@@ -1,11 +1,15 @@
 //! The HTTP edge: how `serve` accepts and holds connections, where `axum::serve` would hold
 //! any connection forever (it installs no header-read timer). Every connection is served by
 //! hyper's HTTP/1 server with the manifest's limits: a request head must arrive within
-//! `header_read_timeout` of its first byte and a silent connection is closed after
+//! `header_read_timeout` of its first byte, a connection that sends no byte within
+//! `first_byte_timeout` of its accept is closed, and one silent between requests after
 //! `keep_alive_idle` (crate::transport::head_timer); a head over `max_headers` fields or
-//! `max_header_bytes` bytes gets 431 from hyper itself. At most `max_connections` are open
-//! at once: past that a new connection is answered 503 with `Connection: close` and closed,
-//! so a client learns why instead of waiting in the kernel's backlog. The request timeout
+//! `max_header_bytes` bytes gets 431 from hyper itself. At most `max_connections` are open at
+//! once, and idle connections cannot hold them: at the limit, the one idle longest gives its
+//! place to the new one (admission); only when every connection has a request in flight or
+//! a stream open is the new one answered 503 with `Connection: close` (refusal), so a client
+//! learns why instead of waiting in the kernel's backlog. Long-lived GET streams are bounded
+//! by `max_streams` (service). The request timeout
 //! is a layer of the router (crate::transport::http), so an embedding application gets it
 //! too. On shutdown the listener closes, idle connections close at once, and requests in
 //! progress finish first (hyper's graceful shutdown, through hyper-util).
@@ -21,30 +25,44 @@ use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::spec::TransportSpec;
 use crate::transport::head_timer::{HeadTimer, Reads};
+
+use self::admission::{Connections, Place};
+use self::refusal::Refusals;
+use self::service::ConnectionService;
+
+mod admission;
+mod open_files;
+mod refusal;
+mod service;
+
+pub(crate) use self::open_files::allow_open_files;
 
 /// The limits every HTTP connection is held to (`[transport]` of the manifest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpLimits {
     /// How long a request head may take from its first byte.
     pub header_read_timeout: Duration,
-    /// How long a connection may wait silent for a request.
+    /// How long a connection may wait silent for a request between two.
     pub keep_alive_idle: Duration,
+    /// How long a new connection may wait before its first byte.
+    pub first_byte_timeout: Duration,
     /// How long a request may take until its response begins (408 past it).
     pub request_timeout: Duration,
     /// Most header fields per request (431 past it).
     pub max_headers: usize,
     /// Largest request head in bytes (431 past it).
     pub max_header_bytes: usize,
-    /// Most connections open at once (503 past it).
+    /// Most connections open at once (past it, an idle one gives way; 503 when none is idle).
     pub max_connections: usize,
+    /// Most long-lived GET event streams open at once (503 past it).
+    pub max_streams: usize,
 }
 
 impl HttpLimits {
@@ -54,10 +72,12 @@ impl HttpLimits {
         Self {
             header_read_timeout: Duration::from_millis(transport.header_read_timeout_ms),
             keep_alive_idle: Duration::from_millis(transport.keep_alive_idle_ms),
+            first_byte_timeout: Duration::from_millis(transport.first_byte_timeout_ms),
             request_timeout: Duration::from_millis(transport.request_timeout_ms),
             max_headers: count(transport.max_headers),
             max_header_bytes: count(transport.max_header_bytes),
             max_connections: count(transport.max_connections),
+            max_streams: count(transport.max_streams),
         }
     }
 }
@@ -73,22 +93,6 @@ impl Default for HttpLimits {
 /// limit puts it on the heap for every request.
 const HYPER_MAX_HEADERS: usize = 100;
 
-/// Refusals past `max_connections` being answered at once; past these a connection is
-/// closed without an answer.
-const REFUSALS_AT_ONCE: usize = 64;
-
-/// The longest a refused connection is kept to deliver its 503.
-const REFUSAL_LINGER: Duration = Duration::from_secs(1);
-
-/// What a connection past `max_connections` gets before it is closed.
-const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
-content-type: text/plain; charset=utf-8\r\n\
-content-length: 21\r\n\
-retry-after: 1\r\n\
-connection: close\r\n\
-\r\n\
-too many connections\n";
-
 /// Serves `router` on `listener` within `limits` until `stop` is cancelled; then stops
 /// accepting and returns once every connection has closed (requests in progress finish
 /// first).
@@ -98,8 +102,9 @@ pub(crate) async fn serve(
     limits: HttpLimits,
     stop: CancellationToken,
 ) {
-    let open = Arc::new(Semaphore::new(limits.max_connections));
-    let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
+    let connections = Connections::new(limits.max_connections);
+    let streams = Arc::new(Semaphore::new(limits.max_streams));
+    let refusals = Refusals::default();
     let graceful = GracefulShutdown::new();
     loop {
         let stream = tokio::select! {
@@ -114,30 +119,30 @@ pub(crate) async fn serve(
             },
             () = stop.cancelled() => break,
         };
-        let Ok(place) = Arc::clone(&open).try_acquire_owned() else {
-            match Arc::clone(&refusals).try_acquire_owned() {
-                Ok(refusing) => {
-                    tokio::spawn(async move {
-                        refuse(stream).await;
-                        drop(refusing);
-                    });
-                }
-                Err(_) => drop(stream),
-            }
+        let reads = Reads::default();
+        let Some(place) = connections.admit(Arc::clone(&reads)) else {
+            refusals.refuse(stream);
             continue;
         };
-        let reads = Reads::default();
+        let connection = Arc::clone(place.connection());
+        let service =
+            ConnectionService::new(router.clone(), place.requests(), Arc::clone(&streams));
         let io = TokioIo::new(EdgeStream {
             place: Some(place),
             reads: Arc::clone(&reads),
             stream,
         });
-        let connection =
-            builder(&limits, reads).serve_connection(io, TowerToHyperService::new(router.clone()));
-        let connection = graceful.watch(connection);
+        let served = builder(&limits, reads).serve_connection(io, service);
+        let served = graceful.watch(served);
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "connection ended with an error");
+            tokio::select! {
+                ended = served => if let Err(error) = ended {
+                    tracing::debug!(%error, "connection ended with an error");
+                },
+                // Dropping the connection closes its socket: it had nothing in flight.
+                () = connection.evicted() => {
+                    tracing::debug!("idle connection closed to admit a new one");
+                }
             }
         });
     }
@@ -145,12 +150,12 @@ pub(crate) async fn serve(
     graceful.shutdown().await;
 }
 
-/// One connection's socket, counting the reads that brought bytes (for its head timer) and
-/// holding its place among `max_connections`. The place is given back before the socket
-/// closes (at its shutdown, or first in the drop order), so a client that has seen the
-/// close finds it free.
+/// One connection's socket, counting the reads that brought bytes (for its head timer and
+/// for admission) and holding its place among `max_connections`. The place is given back
+/// before the socket closes (at its shutdown, or first in the drop order), so a client that
+/// has seen the close finds it free.
 struct EdgeStream {
-    place: Option<OwnedSemaphorePermit>,
+    place: Option<Place>,
     reads: Reads,
     stream: TcpStream,
 }
@@ -208,6 +213,7 @@ fn builder(limits: &HttpLimits, reads: Reads) -> http1::Builder {
         .timer(HeadTimer {
             reads,
             keep_alive_idle: limits.keep_alive_idle,
+            first_byte: limits.first_byte_timeout,
             header_read: limits.header_read_timeout,
         })
         .header_read_timeout(limits.header_read_timeout)
@@ -265,20 +271,5 @@ async fn accept_failed(error: io::Error) {
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
-/// Answers a connection past the limit with 503 and closes it. What the client sent is read
-/// and dropped until it closes its side (at most [`REFUSAL_LINGER`]), so that closing does
-/// not reset the connection and discard the answer.
-async fn refuse(mut stream: TcpStream) {
-    let answer = async {
-        stream.write_all(REFUSAL).await?;
-        stream.shutdown().await?;
-        let mut sink = [0; 1024];
-        while stream.read(&mut sink).await? > 0 {}
-        Ok::<_, io::Error>(())
-    };
-    let _ = tokio::time::timeout(REFUSAL_LINGER, answer).await;
-}
-
 #[cfg(test)]
-#[path = "edge_tests.rs"]
 mod tests;

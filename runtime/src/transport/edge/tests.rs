@@ -13,26 +13,75 @@ use super::*;
 /// The longest any expected event may take before the test fails.
 const DEADLINE: Duration = Duration::from_secs(20);
 
-/// A running edge in front of a router with `GET /health`.
+/// A running edge in front of a router with `GET /health`, `GET /wait` (answered once
+/// [`Edge::release`] is called) and `GET /events` (an event stream that never ends).
 struct Edge {
     addr: SocketAddr,
     stop: CancellationToken,
     served: tokio::task::JoinHandle<()>,
+    release: tokio::sync::watch::Sender<bool>,
+    waiting: tokio::sync::watch::Receiver<usize>,
+}
+
+impl Edge {
+    /// Returns once `count` requests wait in `/wait` (each in flight on its connection).
+    async fn waiting(&mut self, count: usize) {
+        self.waiting
+            .wait_for(|waiting| *waiting >= count)
+            .await
+            .unwrap();
+    }
+
+    /// Lets every `/wait` answer.
+    fn release(&self) {
+        self.release.send_replace(true);
+    }
 }
 
 async fn start(limits: HttpLimits) -> Edge {
     let listener = listen("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listener.local_addr().unwrap();
-    let router = Router::new().route("/health", get(|| async { "ok" }));
+    let (release, released) = tokio::sync::watch::channel(false);
+    let (entered, waiting) = tokio::sync::watch::channel(0);
+    let router = Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .route(
+            "/wait",
+            get(move || {
+                let mut released = released.clone();
+                entered.send_modify(|entered| *entered += 1);
+                async move {
+                    released.wait_for(|released| *released).await.unwrap();
+                    "done"
+                }
+            }),
+        )
+        .route(
+            "/events",
+            get(|| async {
+                let never = futures::stream::pending::<Result<hyper::body::Bytes, io::Error>>();
+                (
+                    [("content-type", "text/event-stream")],
+                    axum::body::Body::from_stream(never),
+                )
+            }),
+        );
     let stop = CancellationToken::new();
     let served = tokio::spawn(serve(listener, router, limits, stop.clone()));
-    Edge { addr, stop, served }
+    Edge {
+        addr,
+        stop,
+        served,
+        release,
+        waiting,
+    }
 }
 
 fn limits() -> HttpLimits {
     HttpLimits {
         header_read_timeout: Duration::from_secs(60),
         keep_alive_idle: Duration::from_secs(60),
+        first_byte_timeout: Duration::from_secs(60),
         max_connections: 64,
         ..HttpLimits::default()
     }
@@ -50,6 +99,23 @@ fn health(stream: &mut TcpStream) -> u16 {
         .write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         .unwrap();
     read_response(stream).0
+}
+
+/// Sends `GET path` asking for an event stream, on a kept-alive connection; the status code.
+fn get_on(stream: &mut TcpStream, path: &str) -> u16 {
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    read_response(stream).0
+}
+
+/// Sends `GET path` without waiting for its answer.
+fn ask(addr: SocketAddr, path: &str) -> TcpStream {
+    let mut stream = connect(addr);
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    stream
 }
 
 /// One response: (status, body); its body by Content-Length.
@@ -167,6 +233,7 @@ async fn a_stalled_head_is_closed_while_a_silent_connection_still_serves() {
 async fn silent_connections_are_closed_after_the_idle_time_fresh_or_kept_alive() {
     let edge = start(HttpLimits {
         keep_alive_idle: Duration::from_millis(300),
+        first_byte_timeout: Duration::from_millis(300),
         ..limits()
     })
     .await;
@@ -219,7 +286,7 @@ async fn too_many_or_too_large_headers_get_431() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_connection_past_the_limit_gets_503_and_a_closed_one_makes_room() {
+async fn at_the_limit_the_oldest_idle_connection_gives_way() {
     let edge = start(HttpLimits {
         max_connections: 4,
         ..limits()
@@ -227,20 +294,157 @@ async fn the_connection_past_the_limit_gets_503_and_a_closed_one_makes_room() {
     .await;
     let addr = edge.addr;
     blocking(move || {
-        // Each connection is answered before the next opens, so each holds its place.
-        let mut open: Vec<TcpStream> = (0..4).map(|_| connect(addr)).collect();
-        for stream in &mut open {
-            assert_eq!(health(stream), 200);
-        }
+        // Accepted in order: each holds its place before the next asks.
+        let mut kept_alive = connect(addr);
+        assert_eq!(health(&mut kept_alive), 200);
+        let mut silent: Vec<TcpStream> = (0..3).map(|_| connect(addr)).collect();
+        let mut fifth = connect(addr);
+        assert_eq!(health(&mut fifth), 200, "the fifth is served");
+        assert!(
+            closed_by_server(&mut silent[0]),
+            "the oldest silent one closed"
+        );
+        assert_eq!(health(&mut connect(addr)), 200, "and the sixth");
+        assert!(closed_by_server(&mut silent[1]), "the next silent one");
+        assert_eq!(
+            health(&mut kept_alive),
+            200,
+            "the kept-alive one still serves"
+        );
+        assert_eq!(health(&mut fifth), 200, "and so does the fifth");
+    })
+    .await;
+    edge.stop.cancel();
+    edge.served.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_every_connection_busy_the_next_gets_503_and_a_finished_request_makes_room() {
+    let mut edge = start(HttpLimits {
+        max_connections: 4,
+        max_streams: 1,
+        ..limits()
+    })
+    .await;
+    let addr = edge.addr;
+    let mut busy = blocking(move || {
+        let mut stream = connect(addr);
+        assert_eq!(get_on(&mut stream, "/events"), 200, "a stream is open");
+        let mut busy = vec![stream];
+        busy.extend((0..3).map(|_| ask(addr, "/wait")));
+        busy
+    })
+    .await;
+    edge.waiting(3).await;
+    let waits = busy.split_off(1);
+    blocking(move || {
         let mut fifth = connect(addr);
         let (status, body) = read_response(&mut fifth);
         assert_eq!((status, body.as_str()), (503, "too many connections\n"));
         assert!(closed_by_server(&mut fifth), "then closed");
-        // A client that ends its connection and sees the server close it has freed a place.
-        let mut leaving = open.pop().unwrap();
-        leaving.shutdown(std::net::Shutdown::Write).unwrap();
-        assert!(closed_by_server(&mut leaving));
-        assert_eq!(health(&mut connect(addr)), 200, "the freed place is taken");
+    })
+    .await;
+    edge.release();
+    blocking(move || {
+        for mut wait in waits {
+            assert_eq!(
+                read_response(&mut wait),
+                (200, "done".to_owned()),
+                "every call in flight completes"
+            );
+        }
+        assert_eq!(
+            health(&mut connect(addr)),
+            200,
+            "an idle connection gives way now"
+        );
+    })
+    .await;
+    drop(busy);
+    edge.stop.cancel();
+    edge.served.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_streams_past_max_streams_get_503_while_requests_are_served() {
+    let edge = start(HttpLimits {
+        max_streams: 2,
+        ..limits()
+    })
+    .await;
+    let addr = edge.addr;
+    blocking(move || {
+        let mut open: Vec<TcpStream> = (0..2).map(|_| connect(addr)).collect();
+        for stream in &mut open {
+            assert_eq!(get_on(stream, "/events"), 200);
+        }
+        let mut third = connect(addr);
+        assert_eq!(get_on(&mut third, "/events"), 503, "past max_streams");
+        assert_eq!(
+            health(&mut third),
+            200,
+            "the same connection serves requests"
+        );
+        drop(open.pop());
+        let mut after = connect(addr);
+        let opened = (0..100).any(|_| get_on(&mut after, "/events") == 200);
+        assert!(opened, "a closed stream gives its place back");
+    })
+    .await;
+    edge.stop.cancel();
+    edge.served.await.unwrap();
+}
+
+/// The idle connections one client holds open in the flood test: more than four times the
+/// default `max_connections`.
+const FLOOD: usize = 5_000;
+
+/// Calls in flight before the flood, which must all complete.
+const BEFORE_THE_FLOOD: usize = 8;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_thousand_idle_connections_leave_health_and_calls_answering() {
+    allow_open_files(FLOOD + 1_100);
+    let mut edge = start(HttpLimits {
+        // Only admission can make room: no timer closes the idle sockets within the test.
+        first_byte_timeout: Duration::from_secs(600),
+        ..HttpLimits::default()
+    })
+    .await;
+    let addr = edge.addr;
+    let calls = blocking(move || {
+        (0..BEFORE_THE_FLOOD)
+            .map(|_| ask(addr, "/wait"))
+            .collect::<Vec<_>>()
+    })
+    .await;
+    edge.waiting(BEFORE_THE_FLOOD).await;
+    let flood = blocking(move || {
+        (0..FLOOD)
+            .map(|index| {
+                TcpStream::connect_timeout(&addr, DEADLINE)
+                    .unwrap_or_else(|error| panic!("connect {index} of {FLOOD}: {error}"))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await;
+    blocking(move || {
+        assert_eq!(health(&mut connect(addr)), 200, "health beside the flood");
+        let mut other = connect(addr);
+        assert_eq!(health(&mut other), 200);
+        assert_eq!(health(&mut other), 200, "kept alive beside the flood");
+    })
+    .await;
+    edge.release();
+    blocking(move || {
+        for mut call in calls {
+            assert_eq!(
+                read_response(&mut call),
+                (200, "done".to_owned()),
+                "a call in flight before the flood"
+            );
+        }
+        drop(flood);
     })
     .await;
     edge.stop.cancel();
