@@ -75,7 +75,7 @@ WORKDIR = "/workspace"
 # measured: a cell that starts working fails the run, so the expectation gets corrected).
 CODEX_EXPECTED = {
     "streamable-http": True,
-    "sse": "Codex has no legacy SSE client: a `url` entry is streamable HTTP, so it POSTs to the SSE endpoint",
+    "sse": True,
     "stdio": "Harbor 0.18's Codex._build_register_mcp_servers_command writes `command` as the whole "
              "command line joined into one string and no `args`, which Codex runs as one program name",
 }
@@ -85,7 +85,7 @@ CODEX_EXPECTED = {
 WORKS = dict.fromkeys(COLUMNS, "yes")
 CODEX_EXPECTED_CELLS = {
     "streamable-http": WORKS,
-    "sse": {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"},
+    "sse": WORKS,
     "stdio": {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"},
 }
 
@@ -269,8 +269,9 @@ def codex_measure(transport: str, cell: Path) -> dict:
     server = SERVERS[transport]
     listed = read_json(cell / "mcp-list.json", [])
     entry = next((item.get("transport") or {} for item in listed if item.get("name") == "monitoring"), {})
-    # Codex's names for the transports; it has none for legacy SSE.
-    wanted = {"streamable-http": "streamable_http", "sse": "sse", "stdio": "stdio"}[transport]
+    # Codex's names for the transports. It has none for legacy SSE: given the SSE URL it
+    # speaks streamable HTTP there, which a legacy SSE server answers on that path too.
+    wanted = {"streamable-http": "streamable_http", "sse": "streamable_http", "stdio": "stdio"}[transport]
     if transport == "stdio":
         address = entry.get("command") == server["command"] and (entry.get("args") or []) == server["args"]
     else:

@@ -170,43 +170,35 @@ fn http_router_counted<H: ServerHandler + Clone>(
     in_flight: Arc<InFlight>,
 ) -> Router {
     let mcp = match options.transport {
-        HttpTransport::StreamableHttp => {
-            // Host and Origin are checked by our own layer, the same for both transports.
-            let config = StreamableHttpServerConfig::default()
-                .with_cancellation_token(shutdown)
-                .with_legacy_session_mode(options.stateful)
-                .with_json_response(!options.stateful && options.json_response)
-                .with_sse_keep_alive(Some(options.keep_alive))
-                .with_max_request_body_bytes(options.max_request_body_bytes)
-                .disable_allowed_hosts();
-            let service = StreamableHttpService::new(
-                move || Ok(handler.clone()),
-                Arc::new(LocalSessionManager::default()),
-                config,
-            );
-            let limit = options.max_request_body_bytes;
-            let mut router = Router::new().nest_service(&options.path, service);
-            if let Some(fast) = fast.filter(|_| !options.stateful && options.json_response) {
-                router = router.layer(axum::middleware::from_fn(move |request, next| {
-                    crate::transport::fast_path::middleware(Arc::clone(&fast), request, next)
-                }));
-            }
-            // Outside the fast path: it sees the body the ingress marked.
-            router
-                .layer(axum::middleware::from_fn(move |request, next| {
-                    crate::transport::duplicate_keys::mark_http_body(limit, request, next)
-                }))
-                .layer(axum::middleware::from_fn(move |request, next| {
-                    count_posts(Arc::clone(&in_flight), request, next)
-                }))
-        }
-        HttpTransport::Sse => crate::transport::sse::sse_router(
-            Tracked::new(handler, in_flight),
-            &options.path,
-            options.keep_alive,
-            options.max_request_body_bytes,
+        HttpTransport::StreamableHttp => streamable_router(
+            handler,
+            options,
             shutdown,
+            fast,
+            in_flight,
+            &[&options.path],
         ),
+        HttpTransport::Sse => {
+            // A client configured with the SSE URL may speak streamable HTTP to it (Codex
+            // does): the legacy transport's endpoints answer it, as does `path` itself.
+            let sse_path = crate::transport::sse::stream_path(&options.path);
+            let streamable = streamable_router(
+                handler.clone(),
+                options,
+                shutdown.clone(),
+                fast,
+                Arc::clone(&in_flight),
+                &[&options.path, &sse_path],
+            );
+            crate::transport::sse::sse_router(
+                Tracked::new(handler, in_flight),
+                &options.path,
+                options.keep_alive,
+                options.max_request_body_bytes,
+                shutdown,
+                streamable,
+            )
+        }
     };
     #[cfg_attr(not(feature = "oauth"), expect(unused_mut))]
     let mut mcp = mcp;
@@ -237,6 +229,50 @@ fn http_router_counted<H: ServerHandler + Clone>(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             options.limits.request_timeout,
         ))
+}
+
+/// Streamable HTTP at each of `paths` (one service: its sessions are the same at every path),
+/// with the stateless fast path when `fast` is given and the server is stateless and JSON,
+/// the duplicate-key mark, and every POST counted in `in_flight`.
+fn streamable_router<H: ServerHandler + Clone>(
+    handler: H,
+    options: &HttpOptions,
+    shutdown: CancellationToken,
+    fast: Option<Arc<dyn StatelessAnswer>>,
+    in_flight: Arc<InFlight>,
+    paths: &[&str],
+) -> Router {
+    // Host and Origin are checked by our own layer, the same for both transports.
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown)
+        .with_legacy_session_mode(options.stateful)
+        .with_json_response(!options.stateful && options.json_response)
+        .with_sse_keep_alive(Some(options.keep_alive))
+        .with_max_request_body_bytes(options.max_request_body_bytes)
+        .disable_allowed_hosts();
+    let service = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let limit = options.max_request_body_bytes;
+    let mut router = Router::new();
+    for path in paths {
+        router = router.nest_service(path, service.clone());
+    }
+    if let Some(fast) = fast.filter(|_| !options.stateful && options.json_response) {
+        router = router.layer(axum::middleware::from_fn(move |request, next| {
+            crate::transport::fast_path::middleware(Arc::clone(&fast), request, next)
+        }));
+    }
+    // Outside the fast path: it sees the body the ingress marked.
+    router
+        .layer(axum::middleware::from_fn(move |request, next| {
+            crate::transport::duplicate_keys::mark_http_body(limit, request, next)
+        }))
+        .layer(axum::middleware::from_fn(move |request, next| {
+            count_posts(Arc::clone(&in_flight), request, next)
+        }))
 }
 
 /// `GET health_path`: `{"status":"ok"}`; with upstreams, their states too, and 503 with

@@ -4,6 +4,13 @@
 //! replies come on the stream (a JSON-RPC batch is answered 400 with one error object, as
 //! streamable HTTP answers it). Each session is the same generated handler served over a pair
 //! of bounded channels; it ends, and is forgotten, when the client disconnects.
+//!
+//! The specification's backwards-compatibility section lets a server host the old transport
+//! beside the new one, and a client given the SSE URL may speak streamable HTTP to it (Codex
+//! has no legacy client and does): on `<path>/sse` only a GET outside a streamable HTTP session
+//! opens a legacy stream; every other request there (a POST
+//! of an initialize or of a 2026-07-28 request, a session's GET or DELETE) is streamable HTTP,
+//! answered by the same service that serves `<path>`.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -13,11 +20,11 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, post};
 use futures::{Stream, StreamExt};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
@@ -38,6 +45,7 @@ struct SseState<H> {
     message_path: String,
     keep_alive: Duration,
     shutdown: CancellationToken,
+    streamable: Router,
 }
 
 /// Removes its session when the event stream is dropped (the client went away).
@@ -62,13 +70,20 @@ struct SessionQuery {
     session_id: String,
 }
 
-/// The router serving `GET {path}/sse` and `POST {path}/message`.
+/// Where the legacy transport's event stream opens: `<path>/sse`.
+pub(crate) fn stream_path(path: &str) -> String {
+    format!("{}/sse", path.trim_end_matches('/'))
+}
+
+/// The router serving `GET {path}/sse` and `POST {path}/message`, with `streamable` (which
+/// serves streamable HTTP at `{path}` and `{path}/sse`) answering every other request.
 pub(crate) fn sse_router<H: Service<RoleServer> + Clone>(
     handler: H,
     path: &str,
     keep_alive: Duration,
     max_request_body_bytes: usize,
     shutdown: CancellationToken,
+    streamable: Router,
 ) -> Router {
     let base = path.trim_end_matches('/');
     let state = Arc::new(SseState {
@@ -77,9 +92,12 @@ pub(crate) fn sse_router<H: Service<RoleServer> + Clone>(
         message_path: format!("{base}/message"),
         keep_alive,
         shutdown,
+        streamable,
     });
+    let at_path = state.streamable.clone();
     Router::new()
-        .route(&format!("{base}/sse"), get(open_stream::<H>))
+        .route_service(if base.is_empty() { "/" } else { base }, at_path)
+        .route(&stream_path(base), any(legacy_or_streamable::<H>))
         .route(
             &format!("{base}/message"),
             post(post_message::<H>).layer(DefaultBodyLimit::max(max_request_body_bytes)),
@@ -87,9 +105,31 @@ pub(crate) fn sse_router<H: Service<RoleServer> + Clone>(
         .with_state(state)
 }
 
-async fn open_stream<H: Service<RoleServer> + Clone>(
+/// `<path>/sse`: a legacy stream for a GET that asks for one outside a streamable HTTP
+/// session; streamable HTTP for anything else.
+async fn legacy_or_streamable<H: Service<RoleServer> + Clone>(
     State(state): State<Arc<SseState<H>>>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    request: Request,
+) -> Response {
+    if opens_a_legacy_stream(&request) {
+        return open_stream(&state).into_response();
+    }
+    let mut streamable = state.streamable.clone();
+    match tower_service::Service::call(&mut streamable, request).await {
+        Ok(response) => response,
+        Err(infallible) => match infallible {},
+    }
+}
+
+/// A GET without an `Mcp-Session-Id` (a streamable HTTP session's standalone stream
+/// carries one, and a stateless server has no GET stream to open).
+fn opens_a_legacy_stream(request: &Request) -> bool {
+    request.method() == Method::GET && !request.headers().contains_key("mcp-session-id")
+}
+
+fn open_stream<H: Service<RoleServer> + Clone>(
+    state: &SseState<H>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<H>> {
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (inbound_tx, mut inbound_rx) = mpsc::channel::<ClientJsonRpcMessage>(SESSION_QUEUE);
     let (outbound_tx, outbound_rx) = mpsc::channel::<ServerJsonRpcMessage>(SESSION_QUEUE);

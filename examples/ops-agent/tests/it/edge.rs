@@ -318,3 +318,88 @@ fn five_thousand_idle_connections_from_one_client_leave_health_and_calls_answeri
     );
     drop(idle);
 }
+
+/// Posts `body` to `path` with `extra` header lines, and reads until its reply (an event
+/// stream or JSON); the answer's head and the text read.
+fn exchange(port: u16, path: &str, body: &str, extra: &str) -> (Answer, String) {
+    let mut stream = connect(port);
+    let request = post(path, body).replace("Content-Type", &format!("{extra}Content-Type"));
+    stream.write_all(request.as_bytes()).unwrap();
+    let answer = read_answer(&mut stream);
+    let mut text = answer.body.clone();
+    if answer.status == 200 {
+        while !text.contains("\"result\"") && !text.contains("\"error\"") {
+            let mut chunk = [0; 4096];
+            let read = stream
+                .read(&mut chunk)
+                .expect("the reply within the deadline");
+            assert!(read > 0, "the reply ended early: {text}");
+            text.push_str(&String::from_utf8_lossy(&chunk[..read]));
+        }
+    }
+    (answer, text)
+}
+
+#[test]
+fn a_legacy_sse_server_answers_streamable_http_on_its_sse_path_and_its_path() {
+    let server = start("sse-speaks-streamable", &["--transport", "sse"]);
+    for path in ["/mcp/sse", "/mcp"] {
+        let (answer, text) = exchange(server.port, path, INITIALIZE, "");
+        assert_eq!(answer.status, 200, "{path}: {text}");
+        assert!(text.contains("\"serverInfo\""), "{path}: {text}");
+        let session = answer
+            .header("mcp-session-id")
+            .unwrap_or_else(|| panic!("{path}: a streamable HTTP session"))
+            .to_owned();
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+        let (answer, text) = exchange(server.port, path, list, &headers);
+        assert_eq!(answer.status, 200, "{path}: {text}");
+        assert!(text.contains("get_status"), "{path}: {text}");
+    }
+    // The same checks as every endpoint: Host, then the bearer token.
+    let mut stream = connect(server.port);
+    let forged = post("/mcp/sse", INITIALIZE).replace("Host: 127.0.0.1", "Host: evil.example");
+    stream.write_all(forged.as_bytes()).unwrap();
+    assert_eq!(read_answer(&mut stream).status, 403, "a foreign Host");
+    let mut stream = connect(server.port);
+    let anonymous = post("/mcp/sse", INITIALIZE)
+        .replace(&format!("Authorization: Bearer {TEST_TOKEN}\r\n"), "");
+    stream.write_all(anonymous.as_bytes()).unwrap();
+    assert_eq!(read_answer(&mut stream).status, 401, "no bearer token");
+    // And the legacy stream still opens there.
+    let mut events = connect(server.port);
+    write!(
+        events,
+        "GET /mcp/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TEST_TOKEN}\r\n\
+         Accept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    let answer = read_answer(&mut events);
+    assert_eq!(answer.status, 200);
+    assert!(
+        answer
+            .header("content-type")
+            .is_some_and(|value| value.starts_with("text/event-stream"))
+    );
+}
+
+#[test]
+fn a_stateless_legacy_sse_server_answers_a_call_on_its_sse_path() {
+    let server = start(
+        "sse-stateless-streamable",
+        &["--transport", "sse", "--stateless"],
+    );
+    let (answer, text) = exchange(
+        server.port,
+        "/mcp/sse",
+        CALL,
+        "MCP-Protocol-Version: 2025-11-25\r\n",
+    );
+    assert_eq!(answer.status, 200, "{text}");
+    assert!(
+        answer.header("mcp-session-id").is_none(),
+        "stateless: no session"
+    );
+    assert!(text.contains("\"result\""), "{text}");
+}
