@@ -8,7 +8,8 @@
 # suite's own results); a server that never becomes healthy stops the script, saying so:
 #   - the suite's own fixture (examples/conformance), every required scenario of 2025-11-25
 #     with sessions (30 of 30) and stateless (23 of 30: fixture-2025-11-25-stateless.yaml),
-#     and of 2026-07-28 with sessions and stateless (37 of 37 each);
+#     and of 2026-07-28 with sessions and stateless (37 of 37 each); the skills extension's
+#     three scenarios, with sessions and stateless, every check passed;
 #   - the default server (the incident monitor), every scenario that applies to a server with
 #     its tools only: the transport and lifecycle ones (the rest expect the fixture's tools,
 #     resources and prompts);
@@ -121,6 +122,13 @@ run_suite fixture-2025-11-25 "$fixture" "" fixture-2025-11-25.yaml 30/30 --requi
 run_suite fixture-2025-11-25-stateless "$fixture" --stateless fixture-2025-11-25-stateless.yaml 23/30 --requirements 2025-11-25
 run_suite fixture-2026-07-28 "$fixture" "" fixture-2026-07-28.yaml 37/37 --requirements 2026-07-28
 run_suite fixture-2026-07-28-stateless "$fixture" --stateless fixture-2026-07-28.yaml 37/37 --requirements 2026-07-28
+# The skills extension (SEP-2640), whose scenarios no requirement set holds: each run alone at
+# the extension's revision (2026-07-28; --spec-version would skip it), with sessions and
+# stateless, every check passed and none skipped (score.py holds extension scenarios to that).
+for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+    run_suite "fixture-$scenario" "$fixture" "" fixture-2026-07-28.yaml 1/1 --scenario "$scenario"
+    run_suite "fixture-stateless-$scenario" "$fixture" --stateless fixture-2026-07-28.yaml 1/1 --scenario "$scenario"
+done
 for scenario in server-initialize ping tools-list dns-rebinding-protection server-sse-multiple-streams \
     server-sse-polling server-session-lifecycle; do
     run_suite "monitor-2025-11-25-$scenario" "$monitor" "" monitor.yaml 1/1 --spec-version 2025-11-25 --scenario "$scenario"

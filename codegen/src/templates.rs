@@ -20,5 +20,4 @@ pub(crate) const TEMPLATES: &[(&str, &str)] = &[
     template!("tests.Dockerfile.j2"),
     template!("test.sh.j2"),
     template!("solve.sh.j2"),
-    template!("SKILL.md.j2"),
 ];

@@ -27,6 +27,17 @@ contract_enum!(TransportKind {
     Sse => "sse",
 });
 
+/// What a server binary's name ends with when it is its stdio launcher: invoked under such a
+/// name (a link to the binary) with no arguments, it serves stdio with the manifest's audit
+/// path, so an agent that drops or mangles `args` (Harbor's Codex agent joins them into
+/// `command`) still starts it.
+pub const STDIO_LAUNCHER_SUFFIX: &str = "-stdio";
+
+/// Where a bundle's main image links the stdio launcher of the server binary at `binary`.
+pub fn stdio_launcher(binary: &str) -> String {
+    format!("{binary}{STDIO_LAUNCHER_SUFFIX}")
+}
+
 /// `[transport]` defaults: every key the manifest may leave out, the kind being
 /// [`TransportKind::default`].
 pub mod defaults {

@@ -177,7 +177,8 @@ pub mod __private {
     pub use crate::audit::{AuditSpec, FsyncPolicy};
     pub use crate::catalog::{
         CacheSpec, CatalogSpec, MessageSpec, PromptMessages, PromptSpec, Resolved, ResourceBody,
-        ResourceContent, ResourceSpec, RoleSpec, TemplateSpec, VariableKind, validate_prompt,
+        ResourceContent, ResourceSpec, RoleSpec, SkillFileSpec, SkillSpec, TemplateSpec,
+        VariableKind, validate_prompt,
     };
     pub use crate::context::CallContext;
     pub use crate::error::ToolError;

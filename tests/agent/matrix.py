@@ -57,11 +57,15 @@ import scenarios  # noqa: E402
 PORT = 8765
 MODEL_PORT = 8990
 SKILLS_DIR = "/opt/harbor-skills"
+MONITOR = "/usr/local/bin/incident-monitor"
+# The monitor's stdio launcher (the same binary under a name ending in -stdio, as a bundle
+# links it): no arguments, the manifest's audit path, which is in MONITOR_LOG.
+LAUNCHER = f"{MONITOR}-stdio"
+MONITOR_LOG = "/var/log/monitor-mcp"
 SERVERS = {
     "streamable-http": dict(transport="streamable-http", url=f"http://127.0.0.1:{PORT}/mcp"),
     "sse": dict(transport="sse", url=f"http://127.0.0.1:{PORT}/mcp/sse"),
-    "stdio": dict(transport="stdio", command="/usr/local/bin/incident-monitor",
-                  args=["serve", "--transport", "stdio", "--audit-path", "/cell/audit.jsonl"]),
+    "stdio": dict(transport="stdio", command=LAUNCHER, args=[]),
 }
 SERVE = {
     "streamable-http": "serve --audit-path /cell/audit.jsonl",
@@ -76,8 +80,7 @@ WORKDIR = "/workspace"
 CODEX_EXPECTED = {
     "streamable-http": True,
     "sse": True,
-    "stdio": "Harbor 0.18's Codex._build_register_mcp_servers_command writes `command` as the whole "
-             "command line joined into one string and no `args`, which Codex runs as one program name",
+    "stdio": True,
 }
 # Each column's expected outcome, per Codex transport: "yes", "no", or "listed" (the skill
 # was listed to the model, whose script stopped before the turn that loads it). As measured
@@ -86,8 +89,22 @@ WORKS = dict.fromkeys(COLUMNS, "yes")
 CODEX_EXPECTED_CELLS = {
     "streamable-http": WORKS,
     "sse": WORKS,
-    "stdio": {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"},
+    "stdio": WORKS,
 }
+
+
+def audit_file(transport: str, cell: Path) -> Path:
+    """Where the cell's audit is: the launcher writes the manifest's path, mounted from the cell."""
+    return cell / "monitor-log" / "audit.jsonl" if transport == "stdio" else cell / "audit.jsonl"
+
+
+def mounts(cell: Path, options: argparse.Namespace) -> list[str]:
+    """The monitor (and its launcher) and the directory of the manifest's audit path."""
+    log = cell / "monitor-log"
+    log.mkdir(exist_ok=True)
+    log.chmod(0o777)
+    return ["-v", f"{options.binary}:{MONITOR}:ro", "-v", f"{options.binary}:{LAUNCHER}:ro",
+            "-v", f"{log}:{MONITOR_LOG}"]
 
 
 def outcome(value: object) -> str:
@@ -122,7 +139,7 @@ def servers_lines(transport: str, api: str) -> list[str]:
         "--state-dir /cell/model 2>/cell/model.log &",
     ]
     if serve:
-        lines.append(f"/usr/local/bin/incident-monitor {serve} 2>/cell/server.log &")
+        lines.append(f"{MONITOR} {serve} 2>/cell/server.log &")
     return lines + [
         "for port in " + " ".join(str(p) for p in ([MODEL_PORT] + ([PORT] if serve else []))) + "; do",
         "  for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done",
@@ -160,7 +177,7 @@ def measure(transport: str, cell: Path) -> dict:
             servers = json.loads(line).get("mcp_servers") or []
             status = next((s.get("status") for s in servers if s.get("name") == "monitoring"), None)
             break
-    audit = cell / "audit.jsonl"
+    audit = audit_file(transport, cell)
     outcomes = [json.loads(l)["outcome"] for l in audit.read_text().splitlines() if l] if audit.is_file() else []
     verdict = json.loads((cell / "model" / "verdict.json").read_text()) if (cell / "model" / "verdict.json").is_file() else {}
     return {
@@ -280,7 +297,7 @@ def codex_measure(transport: str, cell: Path) -> dict:
     requests = [json.loads(line) for line in read_text(cell / "model" / "requests.jsonl").splitlines()]
     first = next((request["body"] for request in requests if request["path"] == "/v1/responses"), None)
     offered = first is not None and responses_api.ResponsesRequest(first).has_tool(scenarios.MCP_TOOL)
-    outcomes = [json.loads(line)["outcome"] for line in read_text(cell / "audit.jsonl").splitlines() if line]
+    outcomes = [json.loads(line)["outcome"] for line in read_text(audit_file(transport, cell)).splitlines() if line]
     verdict = read_json(cell / "model" / "verdict.json", {})
     skills = read_text(cell / "skills.txt").split()
     rc = {path.stem: path.read_text().strip() for path in sorted(cell.glob("exec-*.rc"))}
@@ -338,8 +355,7 @@ def run_codex_cell(transport: str, cell: Path, options: argparse.Namespace, inst
     (cell / "run.sh").write_text(codex_cell_script(transport, execs))
     subprocess.run(["docker", "run", "--rm", "--network", "none",
                     "-v", f"{cell}:/cell", "-v", f"{cell / 'agent-logs'}:/logs/agent",
-                    "-v", f"{here}:/opt/scripted-model:ro",
-                    "-v", f"{options.binary}:/usr/local/bin/incident-monitor:ro",
+                    "-v", f"{here}:/opt/scripted-model:ro", *mounts(cell, options),
                     "-v", f"{options.task / 'environment' / 'skills'}:{SKILLS_DIR}:ro",
                     options.codex_image, "bash", "/cell/run.sh"], check=True, timeout=600)
     return codex_measure(transport, cell)
@@ -365,8 +381,7 @@ def main() -> int:
                            skills_dir=SKILLS_DIR)
         (cell / "run.sh").write_text(cell_script(transport, agent, instruction))
         subprocess.run(["docker", "run", "--rm", "--network", "none",
-                        "-v", f"{cell}:/cell", "-v", f"{here}:/opt/scripted-model:ro",
-                        "-v", f"{options.binary}:/usr/local/bin/incident-monitor:ro",
+                        "-v", f"{cell}:/cell", "-v", f"{here}:/opt/scripted-model:ro", *mounts(cell, options),
                         "-v", f"{options.task / 'environment' / 'skills'}:{SKILLS_DIR}:ro",
                         options.image, "bash", "/cell/run.sh"], check=True, timeout=600)
         rows[f"claude-code/{transport}"] = measure(transport, cell)

@@ -279,21 +279,23 @@ class MatrixExpectations(unittest.TestCase):
         works = dict.fromkeys(matrix.COLUMNS, True)
         broken = {"config_written": False, "server_discovered": False, "tool_called": False,
                   "skill_discovered": "listed to the model (measured); loading not reached (the script stopped)"}
-        self.assertIsNone(matrix.changed("codex/streamable-http", works, matrix.CODEX_EXPECTED_CELLS["streamable-http"]))
-        self.assertIsNone(matrix.changed("codex/sse", broken, matrix.CODEX_EXPECTED_CELLS["sse"]))
-        self.assertIsNone(matrix.changed("claude-code/stdio", works, matrix.WORKS))
-        # A Codex cell expected not to work that now works fails, naming the cell and both sides.
-        message = matrix.changed("codex/stdio", works, matrix.CODEX_EXPECTED_CELLS["stdio"])
+        # Every cell of both agents is expected to work.
+        for transport in matrix.SERVERS:
+            self.assertIsNone(matrix.changed(f"codex/{transport}", works, matrix.CODEX_EXPECTED_CELLS[transport]))
+            self.assertIsNone(matrix.changed(f"claude-code/{transport}", works, matrix.WORKS))
+        # A cell expected not to work that now works fails, naming the cell and both sides.
+        expected_broken = {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"}
+        self.assertIsNone(matrix.changed("codex/stdio", broken, expected_broken))
+        message = matrix.changed("codex/stdio", works, expected_broken)
         self.assertIn("codex/stdio: expected config written no", message)
         self.assertIn("got config written yes", message)
         # So does one that works in part now, and one expected to work that stopped.
         self.assertIn("differs in: config written", matrix.changed("codex/sse", dict(broken, config_written=True),
-                                                                   matrix.CODEX_EXPECTED_CELLS["sse"]))
-        self.assertIn("differs in: tool called", matrix.changed("codex/streamable-http", dict(works, tool_called=False),
-                                                                matrix.CODEX_EXPECTED_CELLS["streamable-http"]))
+                                                                   expected_broken))
+        self.assertIn("differs in: tool called", matrix.changed("codex/sse", dict(works, tool_called=False),
+                                                                matrix.CODEX_EXPECTED_CELLS["sse"]))
         self.assertIn("skill discovered no", matrix.changed("claude-code/sse", dict(works, skill_discovered=False),
                                                             matrix.WORKS))
-
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

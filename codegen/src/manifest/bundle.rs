@@ -269,16 +269,26 @@ pub struct Artifact {
     pub service: Option<String>,
 }
 
-/// `[[skills]]`: a SKILL.md copied into the main image's `skills_dir`.
+/// `[[skills]]`: an Agent Skill the server publishes (the skills extension: `skills/list`,
+/// `skills/get`, each file a resource with its SHA-256 digest) and a task bundle copies into
+/// the main image's `skills_dir`. Either a directory (`dir`) or written from the manifest
+/// (`name`, `description`, `body_file`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Skill {
-    /// Skill directory name, e.g. `incident-triage`.
-    pub name: String,
-    /// One line saying when to use it.
-    pub description: String,
-    /// Markdown body, relative to the manifest.
-    pub body_file: String,
+    /// The skill's name, e.g. `incident-triage` (1 to 64 lowercase letters, digits and single
+    /// hyphens): its directory and the last segment of its URI. With `body_file` only; a
+    /// directory's SKILL.md says it.
+    pub name: Option<String>,
+    /// One line saying when to use it. With `body_file` only.
+    pub description: Option<String>,
+    /// The Markdown body of its SKILL.md, relative to the manifest; the frontmatter (name,
+    /// description) is written from the keys above.
+    pub body_file: Option<String>,
+    /// A directory, relative to the manifest, named as the skill, holding its SKILL.md (YAML
+    /// frontmatter with `name` and `description`, other fields kept) and any supporting
+    /// files (UTF-8 text; at most 512 files and 16 MiB).
+    pub dir: Option<String>,
 }
 
 /// `[compose]`: the services of environment/docker-compose.yaml.

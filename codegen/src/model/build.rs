@@ -129,7 +129,7 @@ pub fn build(
     }
     crate::model::write::check_confirm_key(manifest, &errors);
     check_bundle(manifest, &errors);
-    let bundle = bundle::build(manifest, base_dir, &mut inputs, &errors);
+    let bundle = bundle::build(manifest, &catalog.skills, base_dir, &mut inputs, &errors);
     let verifier = verifier::build(manifest, &tools, &errors);
     if errors.failed() {
         // The sinks borrow the store: release them before reading it.

@@ -27,6 +27,8 @@ pub struct CatalogModel {
     pub templates: Vec<TemplateModel>,
     /// Prompts, in manifest order.
     pub prompts: Vec<PromptModel>,
+    /// Skills, in manifest order.
+    pub skills: Vec<crate::model::skills::SkillModel>,
     /// Caching hints: `(ttl_ms, public)`.
     pub cache: (u64, bool),
 }
@@ -327,10 +329,27 @@ pub(crate) fn build(
             errors,
         );
     }
+    let skills = crate::model::skills::build(&manifest.skills, base_dir, inputs, errors);
+    for (index, resource) in manifest.resources.iter().enumerate() {
+        if resource.uri.to_ascii_lowercase().starts_with("skill://") {
+            errors.report(
+                Diagnostic::value(
+                    ManifestPath::root()
+                        .key("resources")
+                        .index(index)
+                        .key("uri"),
+                    "skill:// is the namespace of [[skills]]",
+                )
+                .label("a skill's files are listed with their digests, not as resources")
+                .help("publish it as a [[skills]] entry, or use another scheme"),
+            );
+        }
+    }
     CatalogModel {
         resources,
         templates,
         prompts,
+        skills,
         cache: (
             manifest.caching.ttl_ms,
             manifest.caching.scope == manifest::CacheScope::Public,

@@ -21,6 +21,7 @@ mod names;
 pub(crate) mod pinned_schema;
 pub mod results;
 pub mod server;
+pub mod skills;
 pub mod tools;
 pub mod types;
 pub mod upstreams;
@@ -41,6 +42,7 @@ pub use guards::{
 pub use pinned_schema::DIALECT;
 pub use results::ResultModel;
 pub use server::{AuditModel, ServerModel, TransportModel};
+pub use skills::{SkillFile, SkillModel};
 pub use tools::{Annotations, Builtin, ToolModel};
 pub use types::{FieldModel, IntRepr, Presence, TypeModel};
 pub use upstreams::{EndpointModel, UpstreamBinding, UpstreamModel};

@@ -31,8 +31,7 @@ network_mode = "no-network"
 [[environment.mcp_servers]]
 name = "monitoring"
 transport = "stdio"
-command = "/usr/local/bin/monitor-mcp"
-args = ["serve", "--transport", "stdio", "--audit-path", "/var/log/monitor-mcp/audit.jsonl"]
+command = "/usr/local/bin/monitor-mcp-stdio"
 
 [agent]
 user = 1000
@@ -85,14 +84,21 @@ fn the_server_is_in_main_and_started_by_the_agents_client() {
     // both in place before the agent's user takes over.
     assert!(line("COPY monitor-mcp /usr/local/bin/monitor-mcp") < line("USER 1000"));
     assert!(line("&& install -d -o 1000 -g 1000 /var/log/monitor-mcp") < line("USER 1000"));
+    // Its stdio launcher, which the agent's entry names: the binary under a name that serves
+    // stdio with the manifest's audit path, without arguments.
+    assert!(
+        line("&& ln -s /usr/local/bin/monitor-mcp /usr/local/bin/monitor-mcp-stdio \\")
+            < line("USER 1000")
+    );
 
     let task: toml::Value = toml::from_str(&artifacts["bundle/task.toml"]).unwrap();
     let server = &task["environment"]["mcp_servers"][0];
     assert_eq!(server["transport"].as_str(), Some("stdio"));
     assert_eq!(
         server["command"].as_str(),
-        Some("/usr/local/bin/monitor-mcp")
+        Some("/usr/local/bin/monitor-mcp-stdio")
     );
+    assert!(server.get("args").is_none(), "no arguments: {server:?}");
 
     let ledger: Json = serde_json::from_str(&artifacts["bundle/ledger.json"]).unwrap();
     assert_eq!(ledger["server"]["transport"], "stdio");
@@ -107,9 +113,12 @@ fn the_server_is_in_main_and_started_by_the_agents_client() {
 #[test]
 fn an_http_bundle_keeps_its_sidecar() {
     let http = MANIFEST
-        .replace("kind = \"stdio\"", "kind = \"streamable-http\"\nbind = \"127.0.0.1:8765\"")
         .replace(
-            "transport = \"stdio\"\ncommand = \"/usr/local/bin/monitor-mcp\"\nargs = [\"serve\", \"--transport\", \"stdio\", \"--audit-path\", \"/var/log/monitor-mcp/audit.jsonl\"]",
+            "kind = \"stdio\"",
+            "kind = \"streamable-http\"\nbind = \"127.0.0.1:8765\"",
+        )
+        .replace(
+            "transport = \"stdio\"\ncommand = \"/usr/local/bin/monitor-mcp-stdio\"",
             "transport = \"streamable-http\"\nurl = \"http://127.0.0.1:8765/mcp\"",
         )
         .replace(

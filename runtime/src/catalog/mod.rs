@@ -1,5 +1,6 @@
 //! The catalog: what a server lists (tools, resources, resource templates, prompts, each
-//! list with its caching hints), and resource reads, prompt gets and argument completion.
+//! list with its caching hints), resource reads, prompt gets and argument completion, and the
+//! skills extension's lists, gets and directory reads.
 //! Reads pass the same output guards as tool results, every argument is validated strictly,
 //! and every request is audited (see [`crate::audit`]: these records carry a `method`).
 //! [`Catalog`] is this part of a server, borrowed from [`Pipeline::catalog`].
@@ -10,6 +11,7 @@ pub(crate) mod prompt_body;
 pub(crate) mod prompts;
 pub(crate) mod record;
 pub(crate) mod resources;
+mod skills;
 
 pub use self::part::Catalog;
 pub use self::prompt_body::PromptMessages;
@@ -18,6 +20,7 @@ pub use crate::spec::catalog::{
     CacheSpec, CatalogSpec, MessageSpec, PromptSpec, PromptValidator, ResourceContent,
     ResourceSpec, RoleSpec, TemplateSpec, VariableKind,
 };
+pub use crate::spec::skills::{SkillFileSpec, SkillSpec};
 
 use crate::validate::{ArgErrors, JsonObject};
 

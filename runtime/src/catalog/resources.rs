@@ -102,6 +102,7 @@ impl Catalog<'_> {
                 }
                 resource
             })
+            .chain(self.skill_resources())
             .collect();
         ListResourcesResult::with_all_items(resources)
             .with_ttl_ms(catalog.cache.ttl_ms)
@@ -180,6 +181,10 @@ impl Catalog<'_> {
                 began,
                 cancellation: context.ct.clone(),
             });
+        }
+        if let Some(file) = self.skill_file(uri) {
+            self.audit_request(READ, uri, &args, &began, &Finished::OK);
+            return Resolved::Done(Ok(self.read_skill_file(file)));
         }
         let refusal = Refusal::UnknownResource(uri.to_owned());
         Resolved::Done(Err(self.refuse(

@@ -15,7 +15,11 @@ mod shared;
 mod tools;
 mod verify;
 
+use std::ffi::OsString;
+use std::path::Path;
+
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use harness_contract::transport::STDIO_LAUNCHER_SUFFIX;
 
 pub use self::error::{BundleError, CallError, CliError, HealthError};
 use crate::server::GeneratedServer;
@@ -66,12 +70,32 @@ pub fn main<S: GeneratedServer>(server: S) -> std::process::ExitCode {
     }
 }
 
+/// The command line to run: `arguments` as given, or, for a binary invoked under its stdio
+/// launcher's name (ending in [`STDIO_LAUNCHER_SUFFIX`]) with no arguments, `serve
+/// --transport stdio --audit-path AUDIT_PATH` (the manifest's audit path, which the bundle
+/// passes too). Any argument turns the launcher back into the ordinary command line.
+fn launched_as_stdio(mut arguments: Vec<OsString>, audit_path: &str) -> Vec<OsString> {
+    let launcher = arguments.first().is_some_and(|program| {
+        Path::new(program)
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.ends_with(STDIO_LAUNCHER_SUFFIX))
+    });
+    if launcher && arguments.len() == 1 {
+        arguments.extend(
+            ["serve", "--transport", "stdio", "--audit-path", audit_path].map(OsString::from),
+        );
+    }
+    arguments
+}
+
 /// Parses the command line and runs it against `server`; returns the exit code.
 pub fn run<S: GeneratedServer>(server: S) -> Result<u8, CliError> {
     // `--version` and `--help` name the generated server, not this library.
     let spec = server.spec();
     let command = Cli::command().name(spec.name).version(spec.version);
-    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+    let arguments = launched_as_stdio(std::env::args_os().collect(), spec.audit.path);
+    let cli = match Cli::from_arg_matches(&command.get_matches_from(arguments)) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
@@ -105,4 +129,48 @@ fn init_logging() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launched(arguments: &[&str]) -> Vec<String> {
+        let arguments = arguments.iter().map(OsString::from).collect();
+        launched_as_stdio(arguments, "/var/log/x/audit.jsonl")
+            .into_iter()
+            .map(|argument| argument.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_launcher_without_arguments_serves_stdio_with_the_manifests_audit_path() {
+        assert_eq!(
+            launched(&["/usr/local/bin/monitor-stdio"]),
+            [
+                "/usr/local/bin/monitor-stdio",
+                "serve",
+                "--transport",
+                "stdio",
+                "--audit-path",
+                "/var/log/x/audit.jsonl"
+            ]
+        );
+    }
+
+    #[test]
+    fn any_argument_or_another_name_is_the_ordinary_command_line() {
+        assert_eq!(
+            launched(&["/usr/local/bin/monitor-stdio", "tools"]),
+            ["/usr/local/bin/monitor-stdio", "tools"]
+        );
+        assert_eq!(
+            launched(&["/usr/local/bin/monitor"]),
+            ["/usr/local/bin/monitor"]
+        );
+        assert_eq!(
+            launched(&["/usr/local/bin/monitor-stdio/other"]),
+            ["/usr/local/bin/monitor-stdio/other"]
+        );
+    }
 }

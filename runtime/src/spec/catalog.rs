@@ -13,6 +13,8 @@ pub struct CatalogSpec {
     pub templates: &'static [TemplateSpec],
     /// `[[prompts]]`, in list order.
     pub prompts: &'static [PromptSpec],
+    /// `[[skills]]`, in list order (the extension `io.modelcontextprotocol/skills`).
+    pub skills: &'static [crate::spec::skills::SkillSpec],
     /// The guards on what resources and prompts return (`[defaults.guards]`).
     pub guards: GuardSpec,
     /// The caching hints every list and read result carries.
@@ -25,6 +27,7 @@ impl CatalogSpec {
         resources: &[],
         templates: &[],
         prompts: &[],
+        skills: &[],
         guards: GuardSpec::NONE,
         cache: CacheSpec::DEFAULT,
     };

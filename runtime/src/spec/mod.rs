@@ -6,6 +6,7 @@ mod auth;
 pub mod catalog;
 mod guards;
 mod output;
+pub mod skills;
 #[cfg(feature = "gateway")]
 mod upstream;
 mod write;
@@ -22,8 +23,8 @@ use std::sync::Arc;
 
 use harness_contract::transport::defaults;
 use rmcp::model::{
-    Implementation, InitializeResult, PromptsCapability, ResourcesCapability, ServerCapabilities,
-    Tool, ToolAnnotations,
+    Implementation, InitializeResult, PromptsCapability, ResourcesCapability, SKILLS_EXTENSION_ID,
+    ServerCapabilities, SkillsCapability, Tool, ToolAnnotations,
 };
 
 use crate::audit::AuditSpec;
@@ -162,7 +163,10 @@ impl ServerSpec {
             implementation = implementation.with_title(title);
         }
         let catalog = &self.catalog;
-        let has_resources = !catalog.resources.is_empty() || !catalog.templates.is_empty();
+        // Skill files are resources: the extension requires the capability.
+        let has_resources = !catalog.resources.is_empty()
+            || !catalog.templates.is_empty()
+            || !catalog.skills.is_empty();
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
@@ -176,6 +180,16 @@ impl ServerSpec {
         }
         if !catalog.prompts.is_empty() {
             capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if !catalog.skills.is_empty() {
+            let skills = serde_json::to_value(SkillsCapability::new().with_directory_read())
+                .ok()
+                .and_then(|value| value.as_object().cloned())
+                .unwrap_or_default();
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(SKILLS_EXTENSION_ID.to_owned(), skills);
         }
         if !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
             capabilities.completions = Some(JsonObject::new());

@@ -96,6 +96,7 @@ static CATALOG_SERVER: ServerSpec = ServerSpec {
             ],
             computed: false,
         }],
+        skills: &[],
         guards: GuardSpec {
             max_bytes: 16,
             max_chars: Some(500),

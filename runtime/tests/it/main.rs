@@ -31,6 +31,7 @@ mod redaction;
 mod redaction_corpus;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod skills;
 mod subscriptions;
 mod tabular_summary;
 mod verify;

@@ -67,6 +67,7 @@ static SEALING: ServerSpec = ServerSpec {
             messages: &[],
             computed: true,
         }],
+        skills: &[],
         guards: GUARDS,
         ..CatalogSpec::EMPTY
     },

@@ -87,12 +87,25 @@ pub(super) fn ledger_json(
     let phase = |policy: &NetworkPolicy| json!({"network_mode": policy.network_mode, "allowed_hosts": policy.allowed_hosts});
     let networks = &bundle.task.networks;
     let sidecar = &bundle.sidecar;
-    let skill_digest = |name: &str| {
-        let path = format!("environment/skills/{name}/SKILL.md");
+    // Each skill's files as the bundle ships them: the digests a host checks what the
+    // server serves against.
+    let shipped_text = |name: &str, file: &str| {
+        let path = format!("environment/skills/{name}/{file}");
         shipped
             .iter()
             .find(|(shipped, _)| *shipped == path)
-            .map(|(_, text)| sha256_hex(text))
+            .map(|(_, text)| text.as_str())
+    };
+    let skill = |skill: &crate::model::SkillModel| {
+        let files: Vec<Value> = skill
+            .files
+            .iter()
+            .filter_map(|file| {
+                let text = shipped_text(&skill.name, &file.path)?;
+                Some(json!({"uri": skill.uri_of(file), "digest": format!("sha256:{}", sha256_hex(text)), "size": text.len()}))
+            })
+            .collect();
+        json!({"name": skill.name, "sha256": shipped_text(&skill.name, "SKILL.md").map(sha256_hex), "files": files})
     };
     // The call budget the verifier enforces (its call_budget checks), so a run's
     // conditions can be compared without reading the verifier.
@@ -132,7 +145,7 @@ pub(super) fn ledger_json(
             "verifier_environment": networks.verifier_environment.as_ref().map(phase),
             "egress_overlay": bundle.overlay,
         },
-        "skills": bundle.skills.iter().map(|skill| json!({"name": skill.name, "sha256": skill_digest(&skill.name)})).collect::<Vec<_>>(),
+        "skills": bundle.skills.iter().map(skill).collect::<Vec<_>>(),
         // Each run's own row: tests/test.sh has the verifier write it beside the reward.
         "run_ledger": {
             "path": "/logs/verifier/run-ledger.json",

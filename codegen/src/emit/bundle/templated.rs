@@ -68,6 +68,7 @@ pub(crate) fn files(
                 server => sidecar.in_main.then(|| context! {
                     binary,
                     path => binary_in_main(binary),
+                    launcher => harness_contract::transport::stdio_launcher(&binary_in_main(binary)),
                     log_dir => &sidecar.log_dir,
                 }),
             },
@@ -165,14 +166,14 @@ pub(crate) fn files(
             context! { generated, binary, artifacts_dir => "/" },
         ),
     ));
+    // The bytes the server serves and lists the digests of (crate::model::skills).
     for skill in &bundle.skills {
-        files.push((
-            format!("environment/skills/{}/SKILL.md", skill.name),
-            render(
-                "SKILL.md.j2",
-                context! { generated, name => &skill.name, description => &skill.description, body => skill.body.trim_end() },
-            ),
-        ));
+        for file in &skill.files {
+            files.push((
+                format!("environment/skills/{}/{}", skill.name, file.path),
+                file.text.clone(),
+            ));
+        }
     }
     files
 }

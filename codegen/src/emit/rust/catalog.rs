@@ -88,6 +88,16 @@ pub(crate) fn catalog_spec(model: &Model) -> TokenStream {
         let computed = prompt.body_trait.is_some();
         quote!(#rt::PromptSpec { name: #name, title: #title, description: #description, arguments: &[#(#arguments),*], completions: #completions, validate: #rt::validate_prompt::<#args_type>, messages: &[#(#messages),*], computed: #computed })
     });
+    let skills = catalog.skills.iter().map(|skill| {
+        let (name, description) = (&skill.name, &skill.description);
+        let frontmatter = serde_json::Value::Object(skill.frontmatter.clone()).to_string();
+        let files = skill.files.iter().map(|file| {
+            let (uri, mime, text, digest) = (skill.uri_of(file), file.mime_type, &file.text, file.digest());
+            let size = int(file.text.len() as u64);
+            quote!(#rt::SkillFileSpec { uri: #uri, mime_type: #mime, text: #text, size: #size, digest: #digest })
+        });
+        quote!(#rt::SkillSpec { name: #name, description: #description, frontmatter: #frontmatter, files: &[#(#files),*] })
+    });
     let guards = guard_spec(&model.catalog_guards);
     let (ttl_ms, public) = (int(catalog.cache.0), catalog.cache.1);
     quote! {
@@ -95,6 +105,7 @@ pub(crate) fn catalog_spec(model: &Model) -> TokenStream {
             resources: &[#(#resources),*],
             templates: &[#(#templates),*],
             prompts: &[#(#prompts),*],
+            skills: &[#(#skills),*],
             guards: #guards,
             cache: #rt::CacheSpec { ttl_ms: #ttl_ms, public: #public },
         }
@@ -265,7 +276,8 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
     let context = quote!(#rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>);
     let error = quote!(#rt::rmcp::model::ErrorData);
     let mut methods = Vec::new();
-    if !catalog.resources.is_empty() || !catalog.templates.is_empty() {
+    if !catalog.resources.is_empty() || !catalog.templates.is_empty() || !catalog.skills.is_empty()
+    {
         let arms = catalog.templates.iter().enumerate().map(|(index, template)| {
             let index = int(index as u64);
             let trait_name = format_ident!("{}", template.trait_name);
@@ -304,6 +316,21 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
 
             async fn read_resource(&self, request: #rt::rmcp::model::ReadResourceRequestParams, context: #context) -> Result<#rt::rmcp::model::ReadResourceResponse, #error> {
                 #read
+            }
+        });
+    }
+    if !catalog.skills.is_empty() {
+        methods.push(quote! {
+            async fn list_skills(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListSkillsResult, #error> {
+                Ok(self.pipeline.catalog().list_skills())
+            }
+
+            async fn get_skill(&self, request: #rt::rmcp::model::GetSkillRequestParams, _context: #context) -> Result<#rt::rmcp::model::GetSkillResult, #error> {
+                self.pipeline.catalog().get_skill(&request.uri)
+            }
+
+            async fn read_resource_directory(&self, request: #rt::rmcp::model::ReadResourceDirectoryRequestParams, _context: #context) -> Result<#rt::rmcp::model::ReadResourceDirectoryResult, #error> {
+                self.pipeline.catalog().read_skill_directory(&request.uri)
             }
         });
     }

@@ -18,10 +18,12 @@ use crate::model::bundle::decisions::{
 use crate::model::bundle::task::TaskModel;
 use crate::model::bundle::topology;
 use crate::model::bundle::{judge, lints, services, stdio};
+use crate::model::skills::SkillModel;
 
 /// Checks the bundle sections of `manifest`; `None` when it has no `[task]`.
 pub(crate) fn build(
     manifest: &Manifest,
+    skills: &[SkillModel],
     base_dir: &Path,
     inputs: &mut Vec<PathBuf>,
     errors: &ErrorSink<'_>,
@@ -103,13 +105,7 @@ pub(crate) fn build(
     }
     topology::mcp_servers(manifest, bind, overlay, errors);
     topology::topology(compose, bind, overlay, errors);
-    let skills = lints::skills(
-        &manifest.skills,
-        environment.skills_dir.as_deref(),
-        base_dir,
-        inputs,
-        errors,
-    );
+    lints::skills_dir(&manifest.skills, environment.skills_dir.as_deref(), errors);
     lints::artifacts(&manifest.artifacts, errors);
     lints::collect(&verifier, &compose.sidecar, errors);
     let (log_dir, audit_path) = lints::audit_dir(manifest, errors);
@@ -187,7 +183,7 @@ pub(crate) fn build(
             audit_path,
         },
         services: services?,
-        skills: skills?,
+        skills: skills.to_vec(),
         verifier: verifier_container,
         overlay,
         oracle_url,

@@ -22,8 +22,8 @@ pub struct BundleModel {
     pub sidecar: SidecarModel,
     /// The other services of the topology.
     pub services: Vec<ServiceModel>,
-    /// `[[skills]]` with their bodies read.
-    pub skills: Vec<SkillModel>,
+    /// `[[skills]]`, their files' bytes fixed (the ones the server serves).
+    pub skills: Vec<crate::model::skills::SkillModel>,
     /// The verifier's container (tests/Dockerfile).
     pub verifier: VerifierContainer,
     /// Whether Harbor adds its egress overlay (a phase run in the agent's environment is not
@@ -194,14 +194,3 @@ pub struct VerifierContainer {
 /// has /bin/sh, which test.sh needs).
 pub const DEFAULT_VERIFIER_IMAGE: &str =
     "python:3.12-slim@sha256:c3d81d25b3154142b0b42eb1e61300024426268edeb5b5a26dd7ddf64d9daf28";
-
-/// A skill with its body.
-#[derive(Debug, Clone)]
-pub struct SkillModel {
-    /// Directory name.
-    pub name: String,
-    /// When to use it.
-    pub description: String,
-    /// Markdown body.
-    pub body: String,
-}

@@ -13,7 +13,6 @@ use crate::error_sink::ErrorSink;
 use crate::manifest::Manifest;
 use crate::manifest::bundle::{Artifact, NetworkMode, Sidecar, Skill, Task, Verifier};
 use crate::manifest_path::ManifestPath;
-use crate::model::bundle::decisions::SkillModel;
 use crate::model::input_files::read_text;
 
 static TASK_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -23,8 +22,6 @@ static SERVICE_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$").expect("valid"));
 static HOST_LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$").expect("valid"));
-static SKILL_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9-]*$").expect("valid"));
 
 pub(crate) fn task_name(task: &Task, errors: &ErrorSink<'_>) {
     if !TASK_NAME.is_match(&task.name) {
@@ -111,13 +108,9 @@ pub(crate) fn allowed_hosts(
     }
 }
 
-pub(crate) fn skills(
-    skills: &[Skill],
-    skills_dir: Option<&str>,
-    base_dir: &Path,
-    inputs: &mut Vec<PathBuf>,
-    errors: &ErrorSink<'_>,
-) -> Option<Vec<SkillModel>> {
+/// `[environment] skills_dir` and `[[skills]]` go together in a bundle: the image copies the
+/// skills there (each skill itself is checked by `crate::model::skills`).
+pub(crate) fn skills_dir(skills: &[Skill], skills_dir: Option<&str>, errors: &ErrorSink<'_>) {
     let root = ManifestPath::root();
     match (skills.is_empty(), skills_dir) {
         (false, None) => errors.report(
@@ -138,36 +131,6 @@ pub(crate) fn skills(
         ),
         _ => {}
     }
-    // A skill that fails leaves no model; the two checks above do not fail the skills.
-    let each = errors.child();
-    let mut models = Vec::new();
-    for (index, skill) in skills.iter().enumerate() {
-        let path = root.key("skills").index(index);
-        if !SKILL_NAME.is_match(&skill.name) {
-            each.report(
-                Diagnostic::value(
-                    path.key("name"),
-                    format!("skill name `{}` is not a directory name", skill.name),
-                )
-                .label("invalid skill name")
-                .help("use lowercase letters, digits and `-`, e.g. \"incident-triage\""),
-            );
-        }
-        if let Some(body) = read_text(
-            base_dir,
-            &skill.body_file,
-            &path.key("body_file"),
-            inputs,
-            &each,
-        ) {
-            models.push(SkillModel {
-                name: skill.name.clone(),
-                description: skill.description.clone(),
-                body,
-            });
-        }
-    }
-    each.unless_failed(models)
 }
 
 pub(crate) fn artifacts(artifacts: &[Artifact], errors: &ErrorSink<'_>) {

@@ -15,7 +15,7 @@ pub(crate) use build::build;
 pub use decisions::{
     BundleModel, ComposeHealthcheck, DEFAULT_VERIFIER_IMAGE, MAIN_FILES_DIR, MainModel,
     MainPrograms, ProcessModel, ServiceHealthcheckModel, ServiceModel, SidecarBase, SidecarModel,
-    SkillModel, VerifierContainer,
+    VerifierContainer,
 };
 pub use judge::{JUDGE_AUDIT_PATH, JudgeModel};
 pub(crate) use stdio::binary_in_main;

@@ -2,15 +2,16 @@
 //! the agent's MCP client starts it (Harbor writes a stdio entry of `[[environment.mcp_servers]]`
 //! into the agent's configuration), so it runs as the agent's user, in the agent's trust
 //! domain. These checks keep the manifest saying exactly what Harbor will run: an entry that
-//! starts the bundled binary on stdio with the manifest's audit path, and nothing that names a
-//! sidecar service that no longer exists.
+//! starts the bundled binary's stdio launcher (a link beside it that serves stdio with the
+//! manifest's audit path and needs no arguments, so every agent starts it whatever it does
+//! with `args`), and nothing that names a sidecar service that no longer exists.
 
 use harness_contract::TransportKind;
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
 use crate::manifest::Manifest;
-use crate::manifest::bundle::{Compose, Verifier};
+use crate::manifest::bundle::{Compose, McpServer, Verifier};
 use crate::manifest_path::ManifestPath;
 use crate::model::bundle::task::mcp_transport;
 
@@ -19,11 +20,9 @@ pub(crate) fn binary_in_main(name: &str) -> String {
     format!("/usr/local/bin/{name}")
 }
 
-/// The arguments that serve the manifest's server on stdio with its audit file.
-pub(crate) fn serve_args(audit_path: &str) -> Vec<String> {
-    ["serve", "--transport", "stdio", "--audit-path", audit_path]
-        .map(str::to_owned)
-        .to_vec()
+/// Where main's image links the stdio launcher of the server binary.
+pub(crate) fn launcher_in_main(name: &str) -> String {
+    harness_contract::transport::stdio_launcher(&binary_in_main(name))
 }
 
 pub(crate) fn server_in_main(
@@ -34,31 +33,42 @@ pub(crate) fn server_in_main(
 ) {
     let root = ManifestPath::root();
     let name = &compose.sidecar.name;
-    let command = binary_in_main(name);
-    let args = serve_args(&manifest.audit.path);
+    let command = launcher_in_main(name);
+    let binary = binary_in_main(name);
     let servers = manifest
         .environment
         .as_ref()
         .map(|environment| environment.mcp_servers.as_slice())
         .unwrap_or_default();
     let base = root.key("environment").key("mcp_servers");
-    let starting = servers.iter().position(|server| {
-        mcp_transport(server) == TransportKind::Stdio && server.command.as_deref() == Some(&command)
-    });
-    match starting {
-        None => errors.report(
+    let stdio = |server: &&McpServer| mcp_transport(server) == TransportKind::Stdio;
+    let starting = servers
+        .iter()
+        .position(|server| stdio(&server) && server.command.as_deref() == Some(&command));
+    let by_binary = servers
+        .iter()
+        .position(|server| stdio(&server) && server.command.as_deref() == Some(&binary));
+    match (starting, by_binary) {
+        (None, Some(index)) => errors.report(
+            Diagnostic::value(base.index(index).key("command"), "the server's binary, not its stdio launcher")
+                .label("an agent that joins `args` into `command` (Harbor's Codex agent does) cannot start this")
+                .help(format!(
+                    "set command = \"{command}\" and remove args: the launcher serves stdio with the manifest's audit path"
+                )),
+        ),
+        (None, None) => errors.report(
             Diagnostic::key(base, "nothing starts the server")
                 .label("on stdio the agent's MCP client starts it, from an entry here")
                 .help(format!(
-                    "add [[environment.mcp_servers]] with transport = \"stdio\", command = \"{command}\", args = {args:?}"
+                    "add [[environment.mcp_servers]] with transport = \"stdio\" and command = \"{command}\""
                 )),
         ),
-        Some(index) if servers[index].args.as_ref() != Some(&args) => errors.report(
-            Diagnostic::key(base.index(index).key("args"), "these args do not serve the manifest's server")
-                .label("the audit the verifier reads is written only with these")
-                .help(format!("set args = {args:?}")),
+        (Some(index), _) if servers[index].args.as_ref().is_some_and(|args| !args.is_empty()) => errors.report(
+            Diagnostic::key(base.index(index).key("args"), "the stdio launcher takes no arguments")
+                .label("it serves stdio with the manifest's audit path; arguments would be refused")
+                .help("remove args"),
         ),
-        Some(_) => {}
+        (Some(_), _) => {}
     }
     if compose.sidecar.base_image.is_some() {
         errors.report(

@@ -22,4 +22,5 @@ mod cli;
 mod e2e;
 mod embed;
 mod fast_path;
+mod skills;
 mod verifier;
