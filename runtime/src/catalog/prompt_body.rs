@@ -116,7 +116,7 @@ impl Catalog<'_> {
         let guards = &catalog.guards;
         let session = match self.pipeline.open_input(
             target,
-            args_sha256(&raw),
+            || args_sha256(&raw),
             &input,
             Some(&context.peer),
             guards,

@@ -31,10 +31,9 @@ impl Pipeline {
         guards: &GuardSpec,
     ) -> Result<Arc<InputSession>, Refusal> {
         // Bound to the arguments as the client sends them, the same in every round.
-        let digest = args_sha256(&call.raw_arguments());
         self.open_input(
             Target::tool(tool.name),
-            digest,
+            || args_sha256(&call.raw_arguments()),
             &call.input,
             call.peer.as_ref(),
             guards,
@@ -45,16 +44,23 @@ impl Pipeline {
     /// The input channel of one request to `target`: on a 2026-07-28 request its answers
     /// (the sealed ones of earlier rounds, which must open for this target and these
     /// arguments, then the request's own); in a session the client; else none. `confirm`: the
-    /// target is a tool that asks for a confirmation before its body runs.
+    /// target is a tool that asks for a confirmation before its body runs. `digest` gives the
+    /// arguments' digest a sealed state is bound to, computed only for a 2026-07-28 request
+    /// (the only kind that seals state): a call in a session pays nothing for it.
     pub(crate) fn open_input(
         &self,
         target: Target<'_>,
-        digest: String,
+        digest: impl FnOnce() -> String,
         input: &CallInput,
         peer: Option<&Peer<RoleServer>>,
         guards: &GuardSpec,
         confirm: bool,
     ) -> Result<Arc<InputSession>, Refusal> {
+        let digest = if input.stateless {
+            digest()
+        } else {
+            String::new()
+        };
         let channel = if input.stateless {
             let mut answers = serde_json::Map::new();
             if let Some(state) = &input.request_state {
