@@ -262,29 +262,11 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// The header a stateless 2025-11-25 request carries instead of a session.
+const STATELESS_VERSION: &str = "MCP-Protocol-Version: 2025-11-25\r\n";
+
 /// A stateless `tools/call` of `get_status`, without a session.
 const CALL: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_status","arguments":{}}}"#;
-
-/// Posts [`CALL`] on `stream` and reads until its result (the reply is an event stream or
-/// JSON, whichever the server chose); the status and the text read.
-fn call_on(stream: &mut TcpStream) -> (u16, String) {
-    let request = post("/mcp", CALL).replace(
-        "Content-Type",
-        "MCP-Protocol-Version: 2025-11-25\r\nContent-Type",
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let answer = read_answer(stream);
-    let mut text = answer.body.clone();
-    while !text.contains("\"result\"") && !text.contains("\"error\"") {
-        let mut chunk = [0; 4096];
-        let read = stream
-            .read(&mut chunk)
-            .expect("the reply within the deadline");
-        assert!(read > 0, "the reply ended early: {text}");
-        text.push_str(&String::from_utf8_lossy(&chunk[..read]));
-    }
-    (answer.status, text)
-}
 
 #[test]
 fn five_thousand_idle_connections_from_one_client_leave_health_and_calls_answering() {
@@ -309,9 +291,9 @@ fn five_thousand_idle_connections_from_one_client_leave_health_and_calls_answeri
     );
     let health_took = started.elapsed();
     let started = Instant::now();
-    let (status, reply) = call_on(&mut connect(server.port));
+    let (answer, reply) = exchange(server.port, "/mcp", CALL, STATELESS_VERSION);
     let call_took = started.elapsed();
-    assert_eq!(status, 200, "{reply}");
+    assert_eq!(answer.status, 200, "{reply}");
     assert!(reply.contains("\"result\""), "the call answered: {reply}");
     eprintln!(
         "beside {IDLE} idle connections: /health in {health_took:?}, tools/call in {call_took:?}"
@@ -390,12 +372,7 @@ fn a_stateless_legacy_sse_server_answers_a_call_on_its_sse_path() {
         "sse-stateless-streamable",
         &["--transport", "sse", "--stateless"],
     );
-    let (answer, text) = exchange(
-        server.port,
-        "/mcp/sse",
-        CALL,
-        "MCP-Protocol-Version: 2025-11-25\r\n",
-    );
+    let (answer, text) = exchange(server.port, "/mcp/sse", CALL, STATELESS_VERSION);
     assert_eq!(answer.status, 200, "{text}");
     assert!(
         answer.header("mcp-session-id").is_none(),
