@@ -173,6 +173,19 @@ fn a_body_that_never_ends_gets_408_while_health_answers() {
     );
 }
 
+/// Opens the legacy SSE stream (`GET /mcp/sse`) on a connection of its own; its answer is
+/// still to be read.
+fn open_legacy_stream(port: u16) -> TcpStream {
+    let mut events = connect(port);
+    write!(
+        events,
+        "GET /mcp/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TEST_TOKEN}\r\n\
+         Accept: text/event-stream\r\n\r\n"
+    )
+    .unwrap();
+    events
+}
+
 /// Posts a batch to `path` and checks the answer: 400, JSON, one error object.
 fn assert_batch_refused(port: u16, path: &str) {
     let mut stream = connect(port);
@@ -195,13 +208,7 @@ fn every_http_transport_answers_a_batch_with_one_json_rpc_error() {
     let stateless = start("batch-stateless", &["--stateless"]);
     assert_batch_refused(stateless.port, "/mcp");
     let sse = start("batch-sse", &["--transport", "sse"]);
-    let mut events = connect(sse.port);
-    write!(
-        events,
-        "GET /mcp/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TEST_TOKEN}\r\n\
-         Accept: text/event-stream\r\n\r\n"
-    )
-    .unwrap();
+    let mut events = open_legacy_stream(sse.port);
     assert_eq!(read_answer(&mut events).status, 200);
     let mut received = String::new();
     let endpoint = loop {
@@ -350,13 +357,7 @@ fn a_legacy_sse_server_answers_streamable_http_on_its_sse_path_and_its_path() {
     stream.write_all(anonymous.as_bytes()).unwrap();
     assert_eq!(read_answer(&mut stream).status, 401, "no bearer token");
     // And the legacy stream still opens there.
-    let mut events = connect(server.port);
-    write!(
-        events,
-        "GET /mcp/sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TEST_TOKEN}\r\n\
-         Accept: text/event-stream\r\n\r\n"
-    )
-    .unwrap();
+    let mut events = open_legacy_stream(server.port);
     let answer = read_answer(&mut events);
     assert_eq!(answer.status, 200);
     assert!(
