@@ -9,7 +9,8 @@
 #   - the suite's own fixture (examples/conformance), every required scenario of 2025-11-25
 #     with sessions (30 of 30) and stateless (23 of 30: fixture-2025-11-25-stateless.yaml),
 #     and of 2026-07-28 with sessions and stateless (37 of 37 each); the skills extension's
-#     three scenarios, with sessions and stateless, every check passed;
+#     three scenarios and the tasks extension's nine testable ones, with sessions and
+#     stateless, every check passed;
 #   - the default server (the incident monitor), every scenario that applies to a server with
 #     its tools only: the transport and lifecycle ones (the rest expect the fixture's tools,
 #     resources and prompts);
@@ -125,7 +126,12 @@ run_suite fixture-2026-07-28-stateless "$fixture" --stateless fixture-2026-07-28
 # The skills extension (SEP-2640), whose scenarios no requirement set holds: each run alone at
 # the extension's revision (2026-07-28; --spec-version would skip it), with sessions and
 # stateless, every check passed and none skipped (score.py holds extension scenarios to that).
-for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+# The tasks extension (SEP-2663) likewise, every scenario but tasks-status-notifications,
+# which 0.2.0-alpha.12 ships as one SKIPPED placeholder that no server can pass.
+for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory \
+    tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+    tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+    tasks-mrtr-composition; do
     run_suite "fixture-$scenario" "$fixture" "" fixture-2026-07-28.yaml 1/1 --scenario "$scenario"
     run_suite "fixture-stateless-$scenario" "$fixture" --stateless fixture-2026-07-28.yaml 1/1 --scenario "$scenario"
 done

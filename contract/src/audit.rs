@@ -61,6 +61,11 @@ pub enum HarnessOutcome {
     /// The server already had its `max_in_flight` calls in flight and shed this one; nothing
     /// of it ran.
     Shed,
+    /// The call became a task (the tasks extension): the body runs on, and the task's end is
+    /// a record of its own with the same `task_id`.
+    TaskCreated,
+    /// A task outlived its time to live and was stopped; it reads as `failed`.
+    Expired,
 }
 
 contract_enum!(HarnessOutcome {
@@ -81,6 +86,8 @@ contract_enum!(HarnessOutcome {
     IdempotencyConflict => "idempotency_conflict",
     Busy => "busy",
     Shed => "shed",
+    TaskCreated => "task_created",
+    Expired => "expired",
 });
 
 /// When audit records reach the disk.

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod digest;
 mod enums;
 pub mod guards;
+pub mod tasks;
 pub mod transport;
 pub mod upstream;
 pub mod uri_template;
@@ -19,6 +20,7 @@ pub use audit::{FsyncPolicy, HarnessOutcome, RECORD_FIELDS};
 pub use digest::{args_sha256, canonical_json, sha256_hex};
 pub use enums::{ContractEnum, UnknownName};
 pub use guards::{RateLimitBackend, RateLimitScope, StoreUnreachable, TabularAction};
+pub use tasks::TaskSupport;
 pub use transport::TransportKind;
 pub use upstream::{
     ForwardedRequest, OnDrift, UpstreamProtocol, UpstreamTransport, definition_sha256,

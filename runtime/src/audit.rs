@@ -76,6 +76,9 @@ pub struct AuditRecord<'a> {
     pub error_code: Option<&'a str>,
     /// The caller's subject, when the request's access token was accepted (`[auth]`).
     pub subject: Option<&'a str>,
+    /// The task the call became (the tasks extension): its creation and its end are two
+    /// records with the same id; any other call leaves it out.
+    pub task_id: Option<&'a str>,
 }
 
 /// An open, append-only audit log.
@@ -102,6 +105,8 @@ struct AuditLine<'a> {
     /// Written only where the manifest opts in (`Some(None)` is a null subject).
     #[serde(skip_serializing_if = "Option::is_none")]
     subject: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_id: Option<&'a str>,
     timestamp: &'a str,
     tool: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,6 +155,7 @@ impl AuditLog {
             outcome: record.outcome,
             schema_version: self.spec.schema_version,
             subject: self.spec.subject.then_some(record.subject),
+            task_id: record.task_id,
             timestamp: &rfc3339_now(),
             tool: record.tool,
             trace_id: Some(record.trace_id).filter(|_| self.spec.trace_id),
@@ -261,6 +267,7 @@ mod tests {
             error_code: None,
             // A caller's subject stays out of a record that did not opt in.
             subject: Some("mcp-agent"),
+            task_id: None,
         };
         log.append(&record).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -326,6 +333,7 @@ mod tests {
             trace_id: "mcp-00000000",
             error_code: Some("InvalidArguments"),
             subject: Some("mcp-agent"),
+            task_id: None,
         });
         let parsed: serde_json::Map<String, Value> = serde_json::from_str(&line).unwrap();
         let keys: Vec<&str> = parsed.keys().map(String::as_str).collect();
@@ -346,6 +354,7 @@ mod tests {
             trace_id: "mcp-00000000",
             error_code: None,
             subject: None,
+            task_id: None,
         });
         let parsed: serde_json::Map<String, Value> = serde_json::from_str(&anonymous).unwrap();
         assert_eq!(parsed["subject"], Value::Null, "{anonymous}");

@@ -22,7 +22,9 @@
 //!   [`Pipeline::catalog`] ([`catalog::Catalog`]: the lists, `resources/read`, `prompts/get`,
 //!   `completion/complete`) and [`Pipeline::subscriptions`]
 //!   ([`subscriptions::Subscriptions`]: listen streams, session subscriptions, and
-//!   `resource_updated` for an application to publish a change).
+//!   `resource_updated` for an application to publish a change), and [`Pipeline::tasks`]
+//!   ([`tasks::Tasks`]: the tasks extension's `tasks/get`, `tasks/update` and `tasks/cancel`
+//!   over the calls that became tasks).
 //!
 //! # The parts, for servers built by hand and for tests
 //! - [`guards`]: each output guard as a function (tag strip, secret redaction, line and char
@@ -69,6 +71,7 @@ pub mod pipeline;
 mod server;
 pub mod spec;
 pub mod subscriptions;
+pub mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;
 mod trace;
@@ -197,6 +200,7 @@ pub mod __private {
     pub use crate::spec::{
         EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
     };
+    pub use crate::spec::{FormQuestion, TaskSpec, TaskSupport};
     pub use crate::spec::{IdempotencySpec, WriteSpec};
     #[cfg(feature = "gateway")]
     pub use crate::upstream::Upstreams;
@@ -208,6 +212,11 @@ pub mod __private {
         boolean, integer, not_a_member, number, object, reject_unknown_fields, string,
     };
     pub use crate::verify::{CheckSpec, FieldType, VerifierSpec};
+
+    /// The tasks extension, for a server with task tools.
+    pub mod tasks {
+        pub use crate::tasks::advertise;
+    }
 
     /// The built-in tools' bodies.
     pub mod builtins {

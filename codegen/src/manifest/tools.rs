@@ -6,7 +6,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use harness_contract::{RateLimitBackend, RateLimitScope, TabularAction};
+use harness_contract::{RateLimitBackend, RateLimitScope, TabularAction, TaskSupport};
 
 /// The `[defaults]` table.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -161,6 +161,34 @@ pub struct Tool {
     /// elicitation and validated by a generated strict validator before the body sees it.
     #[serde(default)]
     pub forms: Vec<Form>,
+    /// Whether a call becomes a task (the tasks extension, `io.modelcontextprotocol/tasks`):
+    /// the client gets a handle at once and polls for the result while the body runs on,
+    /// under every guard an inline call has. Without the table every call is answered inline.
+    pub task: Option<TaskTable>,
+}
+
+/// `[tools.task]`: a tool's calls as tasks, for a body that runs longer than a client waits.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct TaskTable {
+    /// `optional`: a task for a request that declares the extension, inline for any other;
+    /// `required`: always a task, and a request that does not declare the extension is
+    /// refused (-32021) before anything runs; `forbidden`: never a task.
+    pub support: TaskSupport,
+    /// How long a task lives from its creation, in milliseconds (default 300000, five
+    /// minutes; 1000 to 86400000): a body still running then is stopped and the task reads
+    /// `failed` (audited `expired`); a finished task is forgotten after it.
+    pub ttl_ms: Option<u64>,
+    /// The poll interval suggested to clients, in milliseconds (default 1000; 100 to 60000).
+    pub poll_interval_ms: Option<u64>,
+    /// How many of this tool's tasks may be alive (working or waiting for input) at once
+    /// (default 16; at most 10000); past it a call is refused (`ToolBusy`), not queued.
+    pub max_alive: Option<u32>,
+    /// Keys of this tool's `[[tools.forms]]` asked before the task is created, as
+    /// input-required rounds of the call itself; the body reads the answers with
+    /// `ctx.ask::<Form>()` as if it asked them.
+    #[serde(default)]
+    pub ask_first: Vec<String>,
 }
 
 /// A form a tool's body puts to the user: the generated `<Tool><Key>Form` type, its

@@ -22,6 +22,7 @@ pub(crate) mod pinned_schema;
 pub mod results;
 pub mod server;
 pub mod skills;
+pub mod tasks;
 pub mod tools;
 pub mod types;
 pub mod upstreams;

@@ -14,6 +14,7 @@ use crate::model::forms::{FormModel, forms};
 use crate::model::guards::{GuardDefaults, GuardPolicy, check_guards};
 use crate::model::names::{TypeNames, rust_names};
 use crate::model::results::{ResultModel, results};
+use crate::model::tasks::{self, TaskPolicy};
 use crate::model::types::FieldModel;
 use crate::model::upstreams::{UpstreamBinding, binding};
 use crate::model::write::{self, WritePolicy};
@@ -86,6 +87,8 @@ pub struct ToolModel {
     pub write: WritePolicy,
     /// The forms its body may put to the user (`[[tools.forms]]`).
     pub forms: Vec<FormModel>,
+    /// Its calls as tasks (`[tools.task]`), unless they never are.
+    pub task: Option<TaskPolicy>,
 }
 
 impl ToolModel {
@@ -199,6 +202,7 @@ fn tool_model(
     let camel_name = names.as_ref().map(|(_, camel)| camel.as_str());
     let declared = results(tool, path, camel_name, Some(&guards), type_names, errors);
     let forms = forms(tool, path, camel_name, type_names, errors);
+    let task = tasks::policy(tool, path, &forms, errors);
     if !tool.results.is_empty() && declared.is_none() {
         return None;
     }
@@ -244,6 +248,7 @@ fn tool_model(
         pinned_schema: None,
         write,
         forms,
+        task,
     })
 }
 
@@ -304,5 +309,6 @@ pub(crate) fn builtin_tool(builtin: Builtin, guards: &GuardPolicy) -> ToolModel 
         pinned_schema: None,
         write: WritePolicy::default(),
         forms: Vec::new(),
+        task: None,
     }
 }

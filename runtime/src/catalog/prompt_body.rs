@@ -112,6 +112,7 @@ impl Catalog<'_> {
             responses: request.input_responses.clone(),
             request_state: request.request_state.clone(),
             capabilities: context.client_capabilities(),
+            ..CallInput::default()
         };
         let guards = &catalog.guards;
         let session = match self.pipeline.open_input(

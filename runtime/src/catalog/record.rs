@@ -102,6 +102,7 @@ impl Catalog<'_> {
                     .caller
                     .as_deref()
                     .map(|caller| caller.subject.as_str()),
+                task_id: None,
             };
             if let Err(error) = audit.append(&record) {
                 tracing::error!(trace_id, method, %error, "audit record lost");
@@ -147,7 +148,7 @@ pub(crate) fn refusal_error(
         Reply::ResourceNotFound => ErrorCode::RESOURCE_NOT_FOUND,
         Reply::InvalidParams => ErrorCode::INVALID_PARAMS,
         Reply::Envelope if row.code == codes::INVALID_ARGUMENTS => ErrorCode::INVALID_PARAMS,
-        Reply::Envelope | Reply::InternalError => ErrorCode::INTERNAL_ERROR,
+        Reply::Envelope | Reply::InternalError | Reply::TasksRequired => ErrorCode::INTERNAL_ERROR,
     };
     let message = redact::redact(&strip::sanitize(&row.message, true)).into_owned();
     let mut data = json!({

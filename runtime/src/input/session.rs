@@ -15,6 +15,7 @@ use crate::input::{
 };
 use crate::pipeline::envelope::codes;
 use crate::spec::{GuardSpec, RedactPattern};
+use crate::tasks::store::{AskError, TaskHandle};
 
 /// How this call reaches the client.
 #[derive(Debug)]
@@ -27,6 +28,10 @@ pub(crate) enum Channel {
         answers: Answers,
         pending: Mutex<InputRequests>,
     },
+    /// A call that became a task: the answers its creating request carried (the forms asked
+    /// before the task), and the task, through which the body asks and waits for
+    /// `tasks/update`.
+    Task { answers: Answers, task: TaskHandle },
     /// Neither (the stateless fast path, or a server without a request-state key).
     Unavailable,
 }
@@ -178,12 +183,7 @@ impl InputSession {
         let Channel::Stateless { pending, .. } = &self.channel else {
             return Ok(());
         };
-        let request: InputRequest = serde_json::from_value(
-            json!({"method": method, "params": params}),
-        )
-        .map_err(|error| {
-            ToolError::internal(format!("input request {key:?} does not serialize: {error}"))
-        })?;
+        let request = input_request(key, method, params)?;
         lock(pending).insert(key.to_owned(), request);
         Ok(())
     }
@@ -213,6 +213,22 @@ impl InputSession {
                 }
                 self.ask_next_round(key, method, params)?;
                 Err(input_required())
+            }
+            Channel::Task { answers, task } => {
+                if let Some(answer) = answers.get(key) {
+                    return Ok(answer.clone());
+                }
+                let request = input_request(key, method, params)?;
+                task.ask(key, request).await.map_err(|error| match error {
+                    AskError::KeyUsed => ToolError::internal(format!(
+                        "input key {key:?} was asked before in this task; keys are unique over a task's life"
+                    )),
+                    AskError::Ended => ToolError::new(
+                        codes::CANCELLED,
+                        "The task ended before the client answered.",
+                    )
+                    .with_outcome(harness_contract::HarnessOutcome::Cancelled.as_str()),
+                })
             }
             Channel::Unavailable => Err(ToolError::new(
                 codes::INPUT_UNAVAILABLE,
@@ -330,6 +346,13 @@ impl InputSession {
         )
         .await
     }
+}
+
+/// `method` with `params` as an input request, under `key` (for the error).
+fn input_request(key: &str, method: &str, params: Value) -> Result<InputRequest, ToolError> {
+    serde_json::from_value(json!({"method": method, "params": params})).map_err(|error| {
+        ToolError::internal(format!("input request {key:?} does not serialize: {error}"))
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -48,6 +48,11 @@ pub(crate) struct CallInput {
     pub(crate) request_state: Option<String>,
     /// What the client declared.
     pub(crate) capabilities: Option<ClientCapabilities>,
+    /// The request declared the tasks extension in its own capabilities (2026-07-28), so
+    /// it may be answered with a task.
+    pub(crate) tasks_declared: bool,
+    /// The task this call runs as, once it became one: the body asks the client through it.
+    pub(crate) task: Option<crate::tasks::store::TaskHandle>,
 }
 
 impl Call {
@@ -110,11 +115,19 @@ impl Call {
                 .or(session_level),
         };
         let peer = context.peer.clone();
+        let stateless = context.meta.protocol_version().is_some();
+        let capabilities = context.client_capabilities();
         let input = CallInput {
-            stateless: context.meta.protocol_version().is_some(),
+            stateless,
             responses: request.input_responses.clone(),
             request_state: request.request_state.clone(),
-            capabilities: context.client_capabilities(),
+            // The extension is defined only for requests carrying their own metadata.
+            tasks_declared: stateless
+                && capabilities
+                    .as_ref()
+                    .is_some_and(ClientCapabilities::supports_tasks),
+            capabilities,
+            task: None,
         };
         let caller = Caller::of_context(&context);
         let (name, mut call) = Self::from_parts(request, Some(&context.meta.0), context.ct);
@@ -195,6 +208,8 @@ pub(crate) struct CallTrace<'a> {
         expect(dead_code, reason = "only OTLP export reads it")
     )]
     pub(crate) parent: Option<&'a str>,
+    /// The task the call became, if it did.
+    pub(crate) task: Option<&'a str>,
 }
 
 /// A client-sent tool name as the audit records it: sanitized, at most 40 characters.

@@ -78,6 +78,13 @@ pub mod codes {
     /// The client called a tool the server does not publish. Answered with JSON-RPC error
     /// -32602 (no envelope); the code appears only in the audit record.
     pub const UNKNOWN_TOOL: &str = "UnknownTool";
+    /// The tool runs only as a task (`support = "required"`) and the request did not declare
+    /// the tasks extension. Answered with the extension's JSON-RPC error -32021; nothing ran.
+    pub const TASK_REQUIRED: &str = "TaskRequired";
+    /// The tool already has its `max_alive` tasks alive; no task was created.
+    pub const TOO_MANY_TASKS: &str = "TooManyTasks";
+    /// A task outlived its `ttl_ms` and its body was stopped; the task reads `failed`.
+    pub const TASK_EXPIRED: &str = "TaskExpired";
 }
 
 /// The JSON body of a failed call.

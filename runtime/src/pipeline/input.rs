@@ -85,9 +85,15 @@ impl Pipeline {
                 }
             }
             answers.extend(responses);
-            Channel::Stateless {
-                answers,
-                pending: Mutex::default(),
+            match &input.task {
+                Some(task) => Channel::Task {
+                    answers,
+                    task: task.clone(),
+                },
+                None => Channel::Stateless {
+                    answers,
+                    pending: Mutex::default(),
+                },
             }
         } else if let Some(peer) = peer {
             Channel::Session(peer.clone())

@@ -19,6 +19,7 @@ pub(crate) mod panic_capture;
 pub(crate) mod refusal;
 mod refusal_table;
 pub(crate) mod result;
+mod task;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -96,6 +97,15 @@ struct Admitted<'c, A> {
     args_json: Value,
 }
 
+/// What the checks before the body leave a call with: its place among the calls in flight,
+/// its validated arguments and its idempotency key, held until the call ends.
+struct Cleared<'p, A> {
+    _in_flight: Option<tokio::sync::SemaphorePermit<'p>>,
+    args: A,
+    args_json: Value,
+    reservation: Option<crate::guards::idempotency::Reservation<'p>>,
+}
+
 /// A server's shared state (the manifest, per-tool guards and counters, the audit log, the
 /// subscriptions' updates) and the order of one `tools/call` ([`Pipeline::run`],
 /// [`Pipeline::respond`]). The catalog and the subscriptions are parts of their own, borrowed
@@ -115,6 +125,8 @@ pub struct Pipeline {
     telemetry: Result<Option<crate::telemetry::Telemetry>, String>,
     /// Updates of subscribable resources, to the open `subscriptions/listen` streams.
     updates: crate::subscriptions::updates::Updates,
+    /// The calls that became tasks.
+    tasks: crate::tasks::Tasks,
 }
 
 /// Why a server cannot start serving: checked by `serve`, `call` and `embed::router` before
@@ -182,6 +194,7 @@ impl Pipeline {
             telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
                 .map_err(|error| error.to_string()),
             updates: crate::subscriptions::updates::Updates::default(),
+            tasks: crate::tasks::Tasks::default(),
         }
     }
 
@@ -359,6 +372,7 @@ impl Pipeline {
             id: &trace_id,
             subject: caller.as_deref().map(|caller| caller.subject.as_str()),
             parent: traceparent.as_deref(),
+            task: None,
         };
         self.record(tool.spec.name, &trace, &outcome, duration);
         outcome.result
@@ -377,16 +391,39 @@ impl Pipeline {
         F: FnOnce(A, CallContext) -> Fut,
         Fut: Future<Output = Result<O, ToolError>>,
     {
+        let cleared = match self.admit(tool, call, trace_id).await {
+            Ok(cleared) => cleared,
+            Err(refused) => return *refused,
+        };
+        self.execute_admitted(tool, call, trace_id, cleared, body)
+            .await
+    }
+
+    /// The checks before the body: the in-flight bound, the rate limit, strict validation and
+    /// the idempotency key. `Err` is how the call ends.
+    async fn admit<'p, A>(
+        &'p self,
+        tool: &'p ToolState,
+        call: &Call,
+        trace_id: &str,
+    ) -> Result<Cleared<'p, A>, Box<Outcome>>
+    where
+        A: FromArguments + Serialize,
+    {
         let guards = &tool.spec.guards;
-        let refused = |refusal, args| Outcome::refused(refusal, Some(guards), trace_id, args);
+        let refused =
+            |refusal, args| Box::new(Outcome::refused(refusal, Some(guards), trace_id, args));
         // First, before anything spends work or a rate-limit admission on a call that is shed.
-        let _in_flight = match self
+        let in_flight = match self
             .in_flight
             .as_ref()
             .map(|slots| (slots, slots.try_enter()))
         {
             Some((slots, None)) => {
-                return refused(Refusal::ServerBusy(slots.max()), call.raw_arguments());
+                return Err(refused(
+                    Refusal::ServerBusy(slots.max()),
+                    call.raw_arguments(),
+                ));
             }
             Some((_, place)) => place,
             None => None,
@@ -398,7 +435,7 @@ impl Pipeline {
                 Admission::Refused(refused_until) => {
                     tool.counters.rate_limited.fetch_add(1, Ordering::Relaxed);
                     let message = limiter.message(refused_until);
-                    return refused(Refusal::RateLimited(message), call.raw_arguments());
+                    return Err(refused(Refusal::RateLimited(message), call.raw_arguments()));
                 }
                 Admission::StoreUnavailable(reason) => {
                     match self.server.rate_limit_store.when_unreachable {
@@ -407,10 +444,10 @@ impl Pipeline {
                         }
                         StoreUnreachable::Refuse => {
                             tracing::warn!(trace_id, tool = tool.spec.name, %reason, "rate-limit store unreachable; refusing the call (when_unreachable = \"refuse\")");
-                            return refused(
+                            return Err(refused(
                                 Refusal::RateLimitStoreUnavailable,
                                 call.raw_arguments(),
-                            );
+                            ));
                         }
                     }
                 }
@@ -419,18 +456,47 @@ impl Pipeline {
         let args: A = match call.validated() {
             Ok(args) => args,
             Err(errors) => {
-                return refused(Refusal::InvalidArguments(errors), call.raw_arguments());
+                return Err(refused(
+                    Refusal::InvalidArguments(errors),
+                    call.raw_arguments(),
+                ));
             }
         };
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
         let reservation = match &tool.idempotency {
-            Some(store) => match idempotent::claim(store, tool.spec, &args_json, trace_id).await {
-                Ok(reservation) => reservation,
-                Err(answered) => return *answered,
-            },
+            Some(store) => idempotent::claim(store, tool.spec, &args_json, trace_id).await?,
             None => None,
         };
+        Ok(Cleared {
+            _in_flight: in_flight,
+            args,
+            args_json,
+            reservation,
+        })
+    }
+
+    /// An admitted call from the confirmation on; the idempotency key keeps the reply of a
+    /// body that ran.
+    async fn execute_admitted<A, O, F, Fut>(
+        &self,
+        tool: &ToolState,
+        call: &Call,
+        trace_id: &str,
+        cleared: Cleared<'_, A>,
+        body: F,
+    ) -> Outcome
+    where
+        O: Serialize + 'static,
+        F: FnOnce(A, CallContext) -> Fut,
+        Fut: Future<Output = Result<O, ToolError>>,
+    {
+        let Cleared {
+            _in_flight,
+            args,
+            args_json,
+            reservation,
+        } = cleared;
         let admitted = Admitted {
             tool,
             call,
@@ -498,6 +564,7 @@ impl Pipeline {
                 trace_id,
                 error_code: outcome.error_code.as_deref(),
                 subject,
+                task_id: trace.task,
             };
             if let Err(error) = audit.append(&record) {
                 tracing::error!(trace_id, tool = name, %error, "audit record lost");
@@ -520,6 +587,7 @@ impl Pipeline {
             id: &trace_id,
             subject: call.caller().map(|caller| caller.subject.as_str()),
             parent: call.traceparent.as_deref(),
+            task: None,
         };
         self.record(
             &audited_tool_name(name),

@@ -64,6 +64,13 @@ pub(crate) enum Refusal {
     IdempotencyStoreUnavailable,
     /// The gateway could not carry the call to its upstream, or the upstream failed it.
     Upstream(UpstreamFailure),
+    /// A tool that runs only as a task, called by a request that did not declare the tasks
+    /// extension.
+    TaskRequired,
+    /// The tool already has its `max_alive` (the value) tasks alive.
+    TooManyTasks(u32),
+    /// A task outlived its time to live (milliseconds) and was stopped.
+    TaskExpired(u64),
 }
 
 /// How a gateway's call to its upstream failed.
@@ -125,6 +132,9 @@ pub(crate) enum Reply {
     /// The specification's resource-not-found error (-32002; rmcp answers -32602 on
     /// 2026-07-28, as that revision asks).
     ResourceNotFound,
+    /// The tasks extension's missing-capability error (-32021), naming the extension in
+    /// `data.requiredCapabilities`.
+    TasksRequired,
 }
 
 /// One row of the table.
@@ -144,7 +154,7 @@ impl Refusal {
     /// The table.
     pub(crate) fn row(self) -> Row {
         use HarnessOutcome as Audit;
-        use Reply::{Envelope, InternalError, InvalidParams, ResourceNotFound};
+        use Reply::{Envelope, InternalError, InvalidParams, ResourceNotFound, TasksRequired};
         let (code, outcome, reply, message): (_, _, _, Cow<'static, str>) = match self {
             Self::RateLimited(message) => (
                 codes::RATE_LIMITED,
@@ -340,6 +350,24 @@ impl Refusal {
                 Envelope,
                 "The idempotency key could not be checked, so the call was not run. Retry shortly with the same key.".into(),
             ),
+            Self::TaskRequired => (
+                codes::TASK_REQUIRED,
+                Audit::Error,
+                TasksRequired,
+                "This tool runs only as a task; declare the tasks extension (io.modelcontextprotocol/tasks) in the request's client capabilities.".into(),
+            ),
+            Self::TooManyTasks(max) => (
+                codes::TOO_MANY_TASKS,
+                Audit::Busy,
+                Envelope,
+                format!("This tool already has {max} tasks running, its limit, so no task was created. Retry once an earlier task has finished.").into(),
+            ),
+            Self::TaskExpired(ttl_ms) => (
+                codes::TASK_EXPIRED,
+                Audit::Expired,
+                InternalError,
+                format!("The task outlived its time to live ({ttl_ms} ms) and was stopped.").into(),
+            ),
         };
         Row {
             code,
@@ -359,6 +387,15 @@ impl Row {
             Reply::InvalidParams => Some(ErrorData::invalid_params(self.message.clone(), None)),
             Reply::ResourceNotFound => {
                 Some(ErrorData::resource_not_found(self.message.clone(), None))
+            }
+            Reply::TasksRequired => {
+                let mut error = ErrorData::missing_required_client_capability(
+                    rmcp::model::ClientCapabilities::builder()
+                        .enable_tasks()
+                        .build(),
+                );
+                error.message = self.message.clone();
+                Some(error)
             }
         }
     }
@@ -407,6 +444,9 @@ mod tests {
             Refusal::Upstream(UpstreamFailure::NotCarried("audio")),
             Refusal::Upstream(UpstreamFailure::Drifted { checked: true }),
             Refusal::Upstream(UpstreamFailure::Drifted { checked: false }),
+            Refusal::TaskRequired,
+            Refusal::TooManyTasks(2),
+            Refusal::TaskExpired(1000),
         ]
         .map(|refusal| {
             let row = refusal.row();
@@ -463,6 +503,9 @@ mod tests {
                 ("UpstreamError", "blocked", Reply::Envelope),
                 ("UpstreamDrift", "blocked", Reply::Envelope),
                 ("UpstreamDrift", "blocked", Reply::Envelope),
+                ("TaskRequired", "error", Reply::TasksRequired),
+                ("TooManyTasks", "busy", Reply::Envelope),
+                ("TaskExpired", "expired", Reply::InternalError),
             ]
         );
     }

@@ -193,6 +193,18 @@ pub fn refusal_table() -> Vec<RefusalRow> {
             "a gateway's upstream tool could not be compared with its pin (its listing failed), and `on_drift` refuses",
             Refusal::Upstream(UpstreamFailure::Drifted { checked: false }),
         ),
+        (
+            "the tool runs only as a task (`[tools.task] support = \"required\"`) and the request did not declare the tasks extension",
+            Refusal::TaskRequired,
+        ),
+        (
+            "the tool already has its `[tools.task] max_alive` tasks alive (here 16)",
+            Refusal::TooManyTasks(16),
+        ),
+        (
+            "a task's body was still running when its `ttl_ms` (here 300000) ran out: the task reads `failed` with this error",
+            Refusal::TaskExpired(300_000),
+        ),
     ];
     examples
         .into_iter()
@@ -207,6 +219,7 @@ pub fn refusal_table() -> Vec<RefusalRow> {
                     Reply::InternalError => "JSON-RPC error -32603",
                     Reply::InvalidParams => "JSON-RPC error -32602",
                     Reply::ResourceNotFound => "JSON-RPC error -32002 (-32602 on 2026-07-28)",
+                    Reply::TasksRequired => "JSON-RPC error -32021 (the tasks extension)",
                 },
                 message: row.message.into_owned(),
             }

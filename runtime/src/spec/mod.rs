@@ -7,6 +7,7 @@ pub mod catalog;
 mod guards;
 mod output;
 pub mod skills;
+mod task;
 #[cfg(feature = "gateway")]
 mod upstream;
 mod write;
@@ -35,6 +36,7 @@ pub use harness_contract::{
     RateLimitBackend, RateLimitScope, StoreUnreachable, TabularAction, TransportKind,
 };
 
+pub use self::task::{FormQuestion, TaskSpec, TaskSupport};
 pub use self::write::{IdempotencySpec, WriteSpec};
 
 /// The `[transport]` table of the manifest.
@@ -233,6 +235,8 @@ pub struct ToolSpec {
     pub guards: GuardSpec,
     /// Confirmation before the body runs.
     pub write: WriteSpec,
+    /// Its calls as tasks (`[tools.task]`); `None`: always answered inline.
+    pub task: Option<TaskSpec>,
 }
 
 /// The `[rate_limit_store]` table of the manifest.

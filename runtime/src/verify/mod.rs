@@ -279,6 +279,24 @@ fn audit_record(
     if method.is_some() {
         expected.push("method");
     }
+    // A call that became a task has two records, its creation and its end, with its id.
+    let task_id = match record.get("task_id") {
+        None => None,
+        Some(Value::String(id)) if method.is_none() && !id.is_empty() => {
+            expected.push("task_id");
+            Some(id.as_str())
+        }
+        Some(_) => {
+            return infra(format!(
+                "audit line {number}: task_id is not a task's id on a tool call record"
+            ));
+        }
+    };
+    if task_id.is_none() && outcome == harness_contract::HarnessOutcome::TaskCreated.as_str() {
+        return infra(format!(
+            "audit line {number}: a task_created record without a task_id"
+        ));
+    }
     let optional = [
         ("trace_id", spec.audit.trace_id),
         ("error_code", spec.audit.error_code && outcome != "ok"),
@@ -364,7 +382,8 @@ fn audit_record(
             text(field)?;
         }
     }
-    if method.is_some() {
+    // A task is one call: its end is counted, its creation is not.
+    if method.is_some() || outcome == harness_contract::HarnessOutcome::TaskCreated.as_str() {
         return Ok(None);
     }
     Ok(Some(AuditEntry {

@@ -43,7 +43,13 @@ const SPEC: VerifierSpec = VerifierSpec {
         fsync: FsyncPolicy::Never,
     },
     tools: &["get_incident_snapshot"],
-    outcomes: &["ok", "not_found", "invalid_arguments", "rate_limited"],
+    outcomes: &[
+        "ok",
+        "not_found",
+        "invalid_arguments",
+        "rate_limited",
+        "task_created",
+    ],
     max_duration_ms: 60_000,
     artifacts: &[
         (AUDIT, "evidence/mcp-audit.jsonl"),
@@ -207,6 +213,43 @@ fn candidate_failures() {
     candidate(
         run("storm", Some(&lines(&storm)), Some(good_state())),
         "6 calls, more than the budget of 5; a call of get_incident_snapshot ended rate_limited (and 1 more such calls)",
+    );
+}
+
+/// A call that became a task writes two records with its id, its creation and its end: the
+/// budget counts it once, and a creation without its id is not evidence.
+#[test]
+fn a_task_is_one_call_of_two_records() {
+    let task = |n: usize, outcome: &str| {
+        record(&[
+            ("call_id", &format!("\"{n:08}-9b4d-4c3e-8a7f-0d1e2f3a4b5c\"")),
+            ("outcome", &format!("\"{outcome}\"")),
+            ("task_id", "\"3f2a9c0d1e4b5a6978c0d1e2f3a4b5c6\""),
+        ])
+    };
+    // Five tasks, ten records: within the budget of five calls.
+    let records: Vec<String> = (0..10)
+        .map(|n| task(n, if n % 2 == 0 { "task_created" } else { "ok" }))
+        .collect();
+    assert_eq!(
+        run("tasks", Some(&lines(&records)), Some(good_state())),
+        Verdict::Pass
+    );
+    let mut six = records.clone();
+    six.extend([task(10, "task_created"), task(11, "ok")]);
+    candidate(
+        run("six-tasks", Some(&lines(&six)), Some(good_state())),
+        "6 calls, more than the budget of 5",
+    );
+    let anonymous = record(&[("outcome", "\"task_created\"")]);
+    infra(
+        run("no-task-id", Some(&lines(&[anonymous])), Some(good_state())),
+        "a task_created record without a task_id",
+    );
+    let empty_id = record(&[("task_id", "\"\"")]);
+    infra(
+        run("empty-task-id", Some(&lines(&[empty_id])), Some(good_state())),
+        "task_id is not a task's id",
     );
 }
 

@@ -105,24 +105,39 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
                     let trait_name = format_ident!("{}", tool.trait_name);
                     let method = to_ident(&tool.module);
                     let args = format_ident!("{}", tool.args_type);
-                    match &tool.results {
-                        // The declared result, whatever the body's `Output` converts from.
-                        Some(results) => {
-                            let result = format_ident!("{}", results.type_name);
-                            quote! {
-                                |args: #args, ctx| {
-                                    let body = #trait_name::#method(&*self.tools, args, ctx);
-                                    async move { body.await.map(Into::<#result>::into) }
+                    // The declared result, whatever the body's `Output` converts from.
+                    let into = tool.results.as_ref().map(|results| {
+                        let result = format_ident!("{}", results.type_name);
+                        quote!(.map(Into::<#result>::into))
+                    });
+                    match (&tool.task, into) {
+                        // A task's body outlives the request: it owns its handle on the bodies.
+                        (Some(_), into) => quote! {
+                            {
+                                let tools = Arc::clone(&self.tools);
+                                move |args: #args, ctx| async move {
+                                    #trait_name::#method(&*tools, args, ctx).await #into
                                 }
                             }
-                        }
-                        None => {
+                        },
+                        (None, Some(into)) => quote! {
+                            |args: #args, ctx| {
+                                let body = #trait_name::#method(&*self.tools, args, ctx);
+                                async move { body.await #into }
+                            }
+                        },
+                        (None, None) => {
                             quote!(|args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx))
                         }
                     }
                 }
             };
             let index = int(index as u64);
+            if tool.task.is_some() {
+                return quote! {
+                    #name => #rt::Pipeline::respond_task(&self.pipeline, #index, call, #body).await,
+                };
+            }
             quote! {
                 #name => self.pipeline.respond(#index, call, #body).await,
             }
@@ -152,6 +167,30 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
         info,
         initialized,
     } = &gateway;
+    let tasks = model.tools.iter().any(|tool| tool.task.is_some());
+    // The tasks extension is advertised, and its methods answered, only where a tool has tasks.
+    let info = if tasks {
+        quote!(#rt::tasks::advertise(#info))
+    } else {
+        info.clone()
+    };
+    let task_methods = tasks.then(|| {
+        let context = quote!(#rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>);
+        let error = quote!(#rt::rmcp::model::ErrorData);
+        quote! {
+            async fn get_task(&self, request: #rt::rmcp::model::GetTaskParams, context: #context) -> Result<#rt::rmcp::model::GetTaskResult, #error> {
+                self.pipeline.tasks().get(&request.task_id, &context)
+            }
+
+            async fn update_task(&self, request: #rt::rmcp::model::UpdateTaskParams, context: #context) -> Result<(), #error> {
+                self.pipeline.tasks().update(&request.task_id, request.input_responses, &context)
+            }
+
+            async fn cancel_task(&self, request: #rt::rmcp::model::CancelTaskParams, context: #context) -> Result<(), #error> {
+                self.pipeline.tasks().cancel(&request.task_id, &context)
+            }
+        }
+    });
     quote! {
         /// The MCP server: dispatches `tools/call` to the tool bodies in `T`.
         pub struct Harness<T> {
@@ -266,6 +305,8 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
             }
 
             #catalog_methods
+
+            #task_methods
         }
     }
 }

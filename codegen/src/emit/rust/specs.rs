@@ -139,6 +139,27 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
         }
         None => quote!(None),
     };
+    let task = match &tool.task {
+        Some(task) => {
+            let support = contract_enum(task.support);
+            let (ttl_ms, poll_interval_ms) = (int(task.ttl_ms), int(task.poll_interval_ms));
+            let max_alive = int(u64::from(task.max_alive));
+            let ask_first = task.ask_first.iter().map(|form| {
+                let form = quote::format_ident!("{}", form);
+                quote!(#rt::FormQuestion::of::<#form>())
+            });
+            quote! {
+                Some(#rt::TaskSpec {
+                    support: #support,
+                    ttl_ms: #ttl_ms,
+                    poll_interval_ms: #poll_interval_ms,
+                    max_alive: #max_alive,
+                    ask_first: &[#(#ask_first),*],
+                })
+            }
+        }
+        None => quote!(None),
+    };
     let output = match (output_schema(tool), &tool.results) {
         (Some(schema), Some(results)) => {
             let schema = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -171,6 +192,7 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
                 confirm: #confirm,
                 idempotency: #idempotency,
             },
+            task: #task,
         }
     }
 }

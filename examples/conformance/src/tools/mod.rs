@@ -57,6 +57,12 @@ pub(crate) const PIXEL_PNG: &[u8] = include_bytes!("../../fixtures/pixel.png");
 
 /// A WAV header with no samples.
 pub(crate) const SILENCE_WAV: &[u8] = include_bytes!("../../fixtures/silence.wav");
+pub(crate) mod confirm_delete;
+pub(crate) mod failing_job;
+pub(crate) mod greet;
+pub(crate) mod multi_input;
+pub(crate) mod protocol_error_job;
+pub(crate) mod slow_compute;
 pub(crate) mod test_elicitation;
 pub(crate) mod test_elicitation_sep1034_defaults;
 pub(crate) mod test_elicitation_sep1330_enums;
@@ -71,3 +77,4 @@ pub(crate) mod test_input_required_result_tampered_state;
 pub(crate) mod test_missing_capability;
 pub(crate) mod test_sampling;
 pub(crate) mod test_streaming_elicitation;
+pub(crate) mod test_tool_with_task;

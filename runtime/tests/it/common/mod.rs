@@ -65,6 +65,7 @@ pub(crate) const fn tool(name: &'static str, guards: GuardSpec) -> ToolSpec {
         },
         guards,
         write: WriteSpec::NONE,
+        task: None,
     }
 }
 
