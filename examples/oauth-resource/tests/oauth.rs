@@ -6,7 +6,7 @@ mod provider;
 
 use std::sync::LazyLock;
 
-use harness_test_support::{HttpServer, audit_records, scratch_file};
+use harness_test_support::{HttpServer, StatelessClient, audit_records, scratch_file};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::RwLock;
@@ -150,6 +150,77 @@ async fn a_good_token_calls_and_its_subject_reaches_the_log_but_the_token_does_n
         !std::fs::read_to_string(&*audit)
             .expect("audit")
             .contains(&token)
+    );
+}
+
+/// A task is its creator's: another subject cannot read, answer or cancel it, and is told
+/// what it would be told of a task that does not exist.
+#[tokio::test]
+async fn a_task_is_bound_to_the_subject_that_created_it() {
+    let _shared = ROTATION.read().await;
+    let (server, audit) = server("oauth-task");
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let owner = StatelessClient::new(&url, json!({}))
+        .declaring_tasks()
+        .with_token(&agent().await);
+    let reader_token = token("mcp-reader", "reader-secret", "mcp tools:read", AUDIENCE).await;
+    let other = StatelessClient::new(&url, json!({}))
+        .declaring_tasks()
+        .with_token(&reader_token);
+    let created = owner.call("export_audit", json!({})).await.expect("a task");
+    let id = created["taskId"].as_str().expect("a task id").to_owned();
+    let nonexistent = other
+        .get_task("00000000000000000000000000000000")
+        .await
+        .expect_err("unknown");
+    let refusals = [
+        other.get_task(&id).await,
+        other
+            .request("tasks/update", json!({"taskId": id, "inputResponses": {}}))
+            .await,
+        other.request("tasks/cancel", json!({"taskId": id})).await,
+    ];
+    for refusal in refusals {
+        let error = refusal.expect_err("another subject's task");
+        assert_eq!(error.code, nonexistent.code);
+        assert_eq!(
+            error.message.replace(&id, "ID"),
+            nonexistent
+                .message
+                .replace("00000000000000000000000000000000", "ID"),
+            "the same answer as for a task that does not exist"
+        );
+    }
+    // Still running: the other subject's cancel reached nothing.
+    let task = owner.get_task(&id).await.expect("the owner reads it");
+    assert_eq!(task["status"], "working", "{task}");
+    owner
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .expect("the owner cancels it");
+    assert_eq!(
+        owner.get_task(&id).await.expect("readable")["status"],
+        "cancelled"
+    );
+    // Both records of the task carry its creator (the end's is written as the body stops).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let records = loop {
+        let records: Vec<_> = audit_records(&audit)
+            .into_iter()
+            .filter(|record| record.get("task_id").and_then(Value::as_str) == Some(id.as_str()))
+            .collect();
+        if records.len() >= 2 || std::time::Instant::now() >= deadline {
+            break records;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0]["outcome"], "task_created");
+    assert_eq!(records[1]["outcome"], "cancelled");
+    assert!(
+        records
+            .iter()
+            .all(|record| record["subject"] == "mcp-agent")
     );
 }
 

@@ -222,7 +222,10 @@ fn candidate_failures() {
 fn a_task_is_one_call_of_two_records() {
     let task = |n: usize, outcome: &str| {
         record(&[
-            ("call_id", &format!("\"{n:08}-9b4d-4c3e-8a7f-0d1e2f3a4b5c\"")),
+            (
+                "call_id",
+                &format!("\"{n:08}-9b4d-4c3e-8a7f-0d1e2f3a4b5c\""),
+            ),
             ("outcome", &format!("\"{outcome}\"")),
             ("task_id", "\"3f2a9c0d1e4b5a6978c0d1e2f3a4b5c6\""),
         ])
@@ -248,7 +251,11 @@ fn a_task_is_one_call_of_two_records() {
     );
     let empty_id = record(&[("task_id", "\"\"")]);
     infra(
-        run("empty-task-id", Some(&lines(&[empty_id])), Some(good_state())),
+        run(
+            "empty-task-id",
+            Some(&lines(&[empty_id])),
+            Some(good_state()),
+        ),
         "task_id is not a task's id",
     );
 }

@@ -19,12 +19,14 @@ use serde_json::Value;
 mod child_log;
 mod net;
 mod redis;
+mod stateless;
 pub mod strip_oracle;
 pub mod tls;
 
 pub use child_log::ChildLog;
 pub use net::{ClosedPort, Relay};
 pub use redis::RedisServer;
+pub use stateless::{RpcError, StatelessClient};
 
 /// The bearer token test servers get (as `OPS_AGENT_TOKEN`) and test clients send; servers
 /// without auth ignore it.

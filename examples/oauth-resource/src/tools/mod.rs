@@ -1,5 +1,6 @@
 //! Tool bodies of the OAuth example: one module per tool of harness.toml.
 
+pub(crate) mod export_audit;
 pub(crate) mod read_status;
 pub(crate) mod restart_service;
 

@@ -2,6 +2,7 @@
 
 use std::sync::atomic::AtomicU64;
 
+pub(crate) mod drain_queue;
 pub(crate) mod get_incident_snapshot;
 pub(crate) mod get_status;
 pub(crate) mod query_order_metrics;

@@ -5,3 +5,4 @@
 mod declared_results;
 mod edge;
 mod guards;
+mod tasks;
