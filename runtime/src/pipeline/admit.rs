@@ -7,7 +7,6 @@ use std::future::Future;
 use std::sync::atomic::Ordering;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::ToolError;
@@ -15,18 +14,9 @@ use crate::guards::rate_limit::Admission;
 use crate::pipeline::call::Call;
 use crate::pipeline::outcome::Outcome;
 use crate::pipeline::refusal::Refusal;
-use crate::pipeline::{Admitted, Pipeline, ToolState, idempotent};
+use crate::pipeline::{Admitted, Cleared, Pipeline, ToolState, idempotent};
 use crate::spec::StoreUnreachable;
 use crate::validate::FromArguments;
-
-/// What the checks before the body leave a call with: its place among the calls in flight,
-/// its validated arguments and its idempotency key, held until the call ends.
-pub(super) struct Cleared<'p, A> {
-    pub(super) _in_flight: Option<tokio::sync::SemaphorePermit<'p>>,
-    pub(super) args: A,
-    pub(super) args_json: Value,
-    pub(super) reservation: Option<crate::guards::idempotency::Reservation<'p>>,
-}
 
 impl Pipeline {
     /// The checks before the body: the in-flight bound, the rate limit, strict validation and

@@ -45,7 +45,6 @@ use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
 use harness_contract::HarnessOutcome;
 
-use self::admit::Cleared;
 pub use self::call::{Call, DUPLICATE_KEYS_META};
 use self::call::{CallTrace, audited_tool_name};
 use self::declared::Declared;
@@ -98,6 +97,15 @@ struct Admitted<'c, A> {
     args: A,
     /// The same arguments as JSON, defaults applied, for the audit.
     args_json: Value,
+}
+
+/// What the checks before the body leave a call with: its place among the calls in flight,
+/// its validated arguments and its idempotency key, held until the call ends.
+struct Cleared<'p, A> {
+    _in_flight: Option<tokio::sync::SemaphorePermit<'p>>,
+    args: A,
+    args_json: Value,
+    reservation: Option<crate::guards::idempotency::Reservation<'p>>,
 }
 
 /// A server's shared state (the manifest, per-tool guards and counters, the audit log, the

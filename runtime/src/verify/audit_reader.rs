@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{
+use super::spec::{
     Checked, MAX_AUDIT_BYTES, MAX_LINE_BYTES, MAX_LINES, VerifierSpec, infra, read_limited,
-    strict_json,
 };
+use super::strict_json;
 
 /// One validated audit record.
 #[derive(Debug, Clone)]
