@@ -2,7 +2,8 @@
 //! streamable HTTP as an MCP client makes it (initialize, the session id and negotiated
 //! protocol version on every later request, `notifications/initialized`, `tools/call`, and
 //! the session deleted at the end), JSON or SSE answers alike. The arguments go out as typed,
-//! so the server's own ingress sees repeated keys.
+//! so the server's own ingress sees repeated keys. A `[tools.task]` tool's call is a task
+//! instead, polled until it ends (call_task.rs), in self-contained 2026-07-28 requests.
 
 use std::time::Duration;
 
@@ -12,7 +13,8 @@ use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-use crate::cli::call::{CallArgs, print_reply, tools_call_message};
+use crate::cli::call::{CallArgs, is_task_tool, print_reply, tools_call_message};
+use crate::cli::call_task::{self, Outgoing, Requests, TASK_PROTOCOL_VERSION, call_as_task};
 use crate::cli::error::{CallError, CliError};
 use crate::cli::health_probe::split_http_url;
 use crate::cli::shared::{async_runtime, manifest_url};
@@ -35,7 +37,11 @@ pub(crate) fn run<S: GeneratedServer>(server: &S, args: CallArgs) -> Result<u8, 
             .filter(|token| !token.is_empty()),
         timeout: Duration::from_secs(args.timeout_seconds),
     };
-    let reply = runtime.block_on(call_remote(&remote, &args.tool, &args.arguments))?;
+    let reply = if is_task_tool(server.tool_specs(), &args.tool) {
+        runtime.block_on(call_remote_task(&remote, &args.tool, &args.arguments))?
+    } else {
+        runtime.block_on(call_remote(&remote, &args.tool, &args.arguments))?
+    };
     print_reply(&reply, args.json)
 }
 
@@ -75,6 +81,35 @@ pub(crate) async fn call_remote(
                 remote.timeout.as_secs()
             ))
         })?
+}
+
+/// The JSON-RPC response of a `[tools.task]` tool's call, made as a task and polled until it
+/// ends: each request a self-contained 2026-07-28 one, no session; a task still running at
+/// `remote.timeout` is cancelled.
+async fn call_remote_task(
+    remote: &Remote,
+    tool: &str,
+    arguments: &str,
+) -> Result<Value, CallError> {
+    tools_call_message(tool, arguments)?;
+    let deadline = tokio::time::Instant::now() + remote.timeout;
+    let call = call_task::tools_call(tool, arguments);
+    call_as_task(&mut TaskRequests(remote), call, Some(deadline)).await
+}
+
+/// The 2026-07-28 requests of a task, each with its routing headers.
+struct TaskRequests<'r>(&'r Remote);
+
+impl Requests for TaskRequests<'_> {
+    async fn send(&mut self, request: Outgoing) -> Result<Value, CallError> {
+        let headers = [
+            ("mcp-protocol-version", TASK_PROTOCOL_VERSION.to_owned()),
+            ("mcp-method", request.method.to_owned()),
+            ("mcp-name", request.name),
+        ];
+        let answer = post(self.0, &headers, request.message).await?;
+        reply_with_id(&answer, request.id)
+    }
 }
 
 async fn exchange(remote: &Remote, call: String) -> Result<Value, CallError> {

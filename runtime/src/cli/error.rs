@@ -96,6 +96,9 @@ pub enum CallError {
     /// The running server could not be reached or gave no answer to the call.
     #[error("{0}")]
     Remote(String),
+    /// The call became a task that did not end with an answer `call` can print.
+    #[error("{0}")]
+    Task(String),
 }
 
 /// Why the health check failed.

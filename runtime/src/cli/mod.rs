@@ -7,6 +7,7 @@
 mod bundle;
 mod call;
 mod call_remote;
+mod call_task;
 mod error;
 mod health_probe;
 mod run_ledger;

@@ -274,3 +274,101 @@ async fn assert_audit_pairs(audit: &Path, ids: &[(&str, &str)]) {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// `ops-agent call` of a task tool, in process or with `--url`: the call becomes a task, its
+/// status changes are printed on stderr, and what it ends with is printed as an inline call's
+/// answer would be; a task still running at `--timeout-seconds` is cancelled, and its body never
+/// writes.
+#[test]
+fn call_waits_for_a_task_and_cancels_one_out_of_time() {
+    let spool = scratch_dir("task-cli-spool");
+    let call = |extra: &[&str]| {
+        std::process::Command::new(SERVER)
+            .arg("call")
+            .args(extra)
+            .env("OPS_AGENT_TOKEN", TEST_TOKEN)
+            .env("OPS_AGENT_SPOOL_DIR", &*spool)
+            .output()
+            .expect("runs")
+    };
+    let in_process = call(&["drain_queue", r#"{"batch": "local", "seconds": 0}"#]);
+    let stderr = String::from_utf8_lossy(&in_process.stderr);
+    assert!(in_process.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&in_process.stdout),
+        "Drained batch local.\n"
+    );
+    assert!(
+        stderr.contains(": completed"),
+        "progress on stderr: {stderr}"
+    );
+    assert!(spool.join("local.drained").exists());
+
+    let running = start("task-cli");
+    let url = format!("http://127.0.0.1:{}/mcp", running._server.port);
+    let spool_of = |batch: &str| running.spool.join(format!("{batch}.drained"));
+    let remote = std::process::Command::new(SERVER)
+        .args([
+            "call",
+            "drain_queue",
+            r#"{"batch": "remote", "seconds": 1}"#,
+            "--url",
+            &url,
+        ])
+        .env("OPS_AGENT_TOKEN", TEST_TOKEN)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&remote.stderr);
+    assert!(remote.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&remote.stdout),
+        "Drained batch remote.\n"
+    );
+    assert!(
+        stderr.contains(": working") && stderr.contains(": completed"),
+        "{stderr}"
+    );
+    assert!(spool_of("remote").exists());
+
+    let late = std::process::Command::new(SERVER)
+        .args([
+            "call",
+            "drain_queue",
+            r#"{"batch": "late", "seconds": 8}"#,
+            "--url",
+            &url,
+        ])
+        .args(["--timeout-seconds", "1"])
+        .env("OPS_AGENT_TOKEN", TEST_TOKEN)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&late.stderr);
+    assert_eq!(late.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("did not end in time; it was cancelled"),
+        "{stderr}"
+    );
+    // The cancel reached the body: its end is audited `cancelled` and it never writes.
+    let outcomes = wait_for_outcomes(&running.audit, 4);
+    assert_eq!(
+        outcomes,
+        ["task_created", "ok", "task_created", "cancelled"],
+        "the remote and the late task"
+    );
+    assert!(!spool_of("late").exists());
+}
+
+/// The audit's outcomes once it holds `count` records (at most 10 s).
+fn wait_for_outcomes(audit: &Path, count: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let outcomes: Vec<String> = audit_records(audit)
+            .iter()
+            .filter_map(|record| record["outcome"].as_str().map(str::to_owned))
+            .collect();
+        if outcomes.len() >= count || std::time::Instant::now() >= deadline {
+            return outcomes;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
