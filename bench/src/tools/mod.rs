@@ -2,6 +2,7 @@
 
 pub(crate) mod echo;
 pub(crate) mod echo_shared;
+pub(crate) mod echo_task;
 pub(crate) mod list_orders;
 pub(crate) mod search_logs;
 
