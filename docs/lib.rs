@@ -5,6 +5,9 @@
 //!   crates this one depends on); a block marked `ignore` says why next to it;
 //! - every `harness.toml` snippet passes the real model (`tests/snippets.rs`; the rule that
 //!   says which `toml` blocks are manifests is [`snippets`]'s);
+//! - every shell command shown names what the real command lines accept, parsed by their clap
+//!   definitions and never run (`tests/snippets.rs`; the rule, and the `sh,ignore` mark for
+//!   blocks of other programs, are [`shell`]'s);
 //! - the generated reference pages are what generation gives (`tests/reference.rs`;
 //!   `UPDATE_DOCS=1 cargo test -p harness-book` rewrites them).
 
@@ -12,6 +15,8 @@
 pub mod cli;
 #[path = "check/reference.rs"]
 pub mod reference;
+#[path = "check/shell.rs"]
+pub mod shell;
 #[path = "check/snippets.rs"]
 pub mod snippets;
 

@@ -1,5 +1,5 @@
-//! The fenced code blocks of a Markdown page, and the rule that says which `toml` blocks are
-//! harness manifests.
+//! The fenced code blocks and inline code spans of a Markdown page, and the rule that says
+//! which `toml` blocks are harness manifests.
 //!
 //! A block whose info string starts with `toml` is a `harness.toml`, whole or a fragment,
 //! unless its attributes (comma-separated after the language, as in `toml,not-manifest`)
@@ -93,6 +93,28 @@ pub fn code_blocks(markdown: &str) -> Vec<Block> {
         }
     }
     blocks
+}
+
+/// The inline code spans of a Markdown text, outside fenced blocks, with their line.
+pub fn inline_code(text: &str) -> Vec<(usize, String)> {
+    let mut spans = Vec::new();
+    let mut fenced = false;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut parts = line.split('`');
+        parts.next();
+        while let (Some(code), Some(_)) = (parts.next(), parts.next()) {
+            spans.push((index + 1, code.to_owned()));
+        }
+    }
+    spans
 }
 
 /// The Markdown pages under `dir`, sorted.

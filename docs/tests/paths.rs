@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use harness_book::snippets::markdown_files;
+use harness_book::snippets::{inline_code, markdown_files};
 
 /// Top-level folders whose paths are checked.
 const ROOTS: &[&str] = &[
@@ -36,28 +36,6 @@ fn repository() -> PathBuf {
         .parent()
         .expect("docs/ is in the repository")
         .to_path_buf()
-}
-
-/// The inline code spans of a Markdown text, outside fenced blocks, with their line.
-fn inline_code(text: &str) -> Vec<(usize, String)> {
-    let mut spans = Vec::new();
-    let mut fenced = false;
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
-        let mut parts = line.split('`');
-        parts.next();
-        while let (Some(code), Some(_)) = (parts.next(), parts.next()) {
-            spans.push((index + 1, code.to_owned()));
-        }
-    }
-    spans
 }
 
 #[test]
