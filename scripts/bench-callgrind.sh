@@ -3,7 +3,8 @@
 # machine's noise, where wall-clock figures are not. For each server of bench-e2e.sh
 # (harness: every guard and the audit record on, on the stateless fast path; harness-rmcp:
 # the same through rmcp's stateless service, `serve --rmcp-stateless`; bare-transport: the
-# bare tool behind the harness's HTTP layer; bare: plain rmcp) in stateless JSON mode, it
+# bare tool behind the harness's HTTP layer; bare: plain rmcp; floor: bench-bare --floor, one
+# hand-rolled axum route and no MCP library) in stateless JSON mode, it
 # counts the whole
 # process's instructions for WARM calls and for WARM+CALLS calls over one keep-alive
 # connection, and reports (difference / CALLS): start-up and shutdown cancel out.
@@ -75,6 +76,7 @@ run() {
     harness-rmcp) command=("$bin/bench-harness" serve --transport streamable-http --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless --rmcp-stateless) ;;
     bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
     bare-transport) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --harness-transport --stateless) ;;
+    floor) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --floor --stateless) ;;
     *) echo "unknown server $name" >&2; exit 2 ;;
     esac
     rm -f "$out/audit.jsonl"
