@@ -85,7 +85,11 @@ impl Pipeline {
         // The audit hashes the validated arguments, defaults applied.
         let args_json = serde_json::to_value(&args).unwrap_or_else(|_| call.raw_arguments());
         let reservation = match &tool.idempotency {
-            Some(store) => idempotent::claim(store, tool.spec, &args_json, trace_id).await?,
+            // Boxed, as the confirmation is: what a manifest does not use adds nothing to the
+            // state every call's future carries.
+            Some(store) => {
+                Box::pin(idempotent::claim(store, tool.spec, &args_json, trace_id)).await?
+            }
             None => None,
         };
         Ok(Cleared {
@@ -126,7 +130,7 @@ impl Pipeline {
         };
         let (outcome, ran) = self.execute(admitted, body).await;
         if let Some(reservation) = reservation {
-            idempotent::finish(reservation, &outcome, ran, trace_id).await;
+            Box::pin(idempotent::finish(reservation, &outcome, ran, trace_id)).await;
         }
         outcome
     }

@@ -4,10 +4,8 @@
 //! becomes, since those requests have no `isError` result: a JSON-RPC error carrying the
 //! envelope's fields in `error.data`.
 
-use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
-use futures::FutureExt;
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -61,13 +59,14 @@ where
         cancellation,
         trace_id,
     } = run;
-    let guarded = AssertUnwindSafe(panic_capture::in_body(body)).catch_unwind();
+    // Pinned once and awaited by reference, so the body's future is held in one place.
+    let mut guarded = std::pin::pin!(panic_capture::caught(body));
     let timed = async {
         match guards.timeout_ms {
-            Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded)
+            Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded.as_mut())
                 .await
                 .ok(),
-            None => Some(guarded.await),
+            None => Some(guarded.as_mut().await),
         }
     };
     let finished = tokio::select! {

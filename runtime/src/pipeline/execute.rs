@@ -52,7 +52,10 @@ impl Pipeline {
             Err(refusal) => return (refused(refusal, admitted.args_json), false),
         };
         if spec.write.confirm {
-            let confirmation = self.unconfirmed(spec, &input, &admitted.args_json, trace_id);
+            // Boxed: a question to the user holds kilobytes of state, which every call's
+            // future would otherwise carry whether its tool asks or not.
+            let confirmation =
+                Box::pin(self.unconfirmed(spec, &input, &admitted.args_json, trace_id));
             let unconfirmed = tokio::select! {
                 unconfirmed = confirmation => unconfirmed,
                 () = call.cancellation.cancelled() => {

@@ -24,12 +24,10 @@ pub(crate) mod result;
 mod task;
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
 use rmcp::model::{CallToolResponse, CallToolResult, ErrorData};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -342,8 +340,8 @@ impl Pipeline {
         let caller = call.caller.clone();
         // A panic anywhere past this point (an output guard, a validator, the pipeline's own
         // code) is answered and audited like a body's; the body has its own capture inside.
-        let admitted = panic_capture::in_call(self.admit_and_execute(tool, &call, &trace_id, body));
-        let mut outcome = match AssertUnwindSafe(admitted).catch_unwind().await {
+        let admitted = panic_capture::caught(self.admit_and_execute(tool, &call, &trace_id, body));
+        let mut outcome = match admitted.await {
             Ok(outcome) => outcome,
             Err(panic) => {
                 tracing::error!(

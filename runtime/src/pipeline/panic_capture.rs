@@ -11,8 +11,10 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Once;
-use std::task::Context;
+use std::task::{Context, Poll};
 
 thread_local! {
     /// True while a tool body (or a call's pipeline) is being polled on this thread.
@@ -42,26 +44,43 @@ pub(crate) fn take_location() -> Option<String> {
     LOCATION.with(|slot| slot.borrow_mut().take())
 }
 
-/// Runs a tool body's future, marked as a body while it is polled.
-pub(crate) async fn in_body<F: Future>(body: F) -> F::Output {
-    struct Reset(bool);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            IN_BODY.with(|flag| flag.set(self.0));
-        }
+pin_project_lite::pin_project! {
+    /// A future polled as a tool body (or a call's whole pipeline): marked as a body while it
+    /// is polled, so the hook stays silent, and its panic returned as `Err`.
+    ///
+    /// One layer rather than `catch_unwind` over an `async fn` wrapper: each `async` layer
+    /// that takes a future by value keeps its own copy of it, and a call's pipeline is large
+    /// enough for those copies to show in the cost of every call.
+    pub(crate) struct Caught<F> {
+        #[pin]
+        inner: F,
     }
-    let mut body = std::pin::pin!(body);
-    std::future::poll_fn(|cx: &mut Context<'_>| {
-        let _reset = Reset(IN_BODY.with(|flag| flag.replace(true)));
-        body.as_mut().poll(cx)
-    })
-    .await
 }
 
-/// Runs the whole pipeline of one call, marked like a body: a panic in a guard is logged once
-/// under the trace id by the pipeline's own capture, as a body's is.
-pub(crate) async fn in_call<F: Future>(call: F) -> F::Output {
-    in_body(call).await
+/// `inner`, polled as a body with its panics caught ([`Caught`]).
+pub(crate) fn caught<F: Future>(inner: F) -> Caught<F> {
+    Caught { inner }
+}
+
+impl<F: Future> Future for Caught<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        struct Reset(bool);
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                IN_BODY.with(|flag| flag.set(self.0));
+            }
+        }
+        let inner = self.project().inner;
+        let _reset = Reset(IN_BODY.with(|flag| flag.replace(true)));
+        // The inner future is not polled again after a panic: its `Err` is the output.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
 }
 
 /// A panic payload's message, when it is a string.
@@ -80,11 +99,9 @@ mod tests {
     #[test]
     fn a_body_panic_is_noted_not_printed_and_the_flag_is_reset() {
         install_hook();
-        let body = in_body(async { panic!("boom") });
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            futures::executor::block_on(body)
-        }));
-        assert!(caught.is_err());
+        let body = caught(async { panic!("boom") });
+        let panic = futures::executor::block_on(body).expect_err("the panic is the output");
+        assert_eq!(panic_message(&panic), "boom");
         let location = take_location().expect("the hook noted where");
         assert!(location.contains("panic_capture.rs"), "{location}");
         assert!(!IN_BODY.with(Cell::get));

@@ -14,12 +14,10 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
 use futures::future::BoxFuture;
 use harness_contract::{HarnessOutcome, TaskSupport};
 use rmcp::model::{CallToolResponse, CreateTaskResult, ErrorData, Task, TaskPayload};
@@ -148,11 +146,8 @@ impl Pipeline {
         };
         // Boxed, as `respond` is: polled inline, a debug build's frames for these futures
         // overflow a worker thread's stack.
-        let before = AssertUnwindSafe(panic_capture::in_call(Box::pin(
-            self.before_task(index, &call, &spec, &trace_id),
-        )))
-        .catch_unwind()
-        .await;
+        let before =
+            panic_capture::caught(Box::pin(self.before_task(index, &call, &spec, &trace_id))).await;
         let (cleared, task, handle) = match before {
             Ok(Ok(ready)) => ready,
             Ok(Err(ended)) => {
@@ -195,10 +190,9 @@ impl Pipeline {
         call.cancellation = handle.cancellation().clone();
         call.peer = None;
         call.input.task = Some(handle.clone());
-        let ran = AssertUnwindSafe(panic_capture::in_call(Box::pin(
+        let ran = panic_capture::caught(Box::pin(
             self.execute_admitted(tool, &call, &trace_id, cleared, body),
-        )))
-        .catch_unwind();
+        ));
         let expiry = Duration::from_millis(spec.ttl_ms).saturating_sub(started.elapsed());
         let mut outcome = tokio::select! {
             ran = ran => ran.unwrap_or_else(|_| self.pipeline_panic(tool, &call, &trace_id)),

@@ -313,34 +313,28 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
     scalars_are_nothing!();
 }
 
-/// The axum middleware for an HTTP transport's MCP endpoint: a POST body is read (at most
-/// `limit` bytes, else 413 as rmcp answers), refused when it is a JSON-RPC batch
-/// (crate::transport::batch), marked, and handed on.
-pub(crate) async fn mark_http_body(
+/// An HTTP POST's body, read (at most `limit` bytes, else 413 as rmcp answers), refused when
+/// it is a JSON-RPC batch (crate::transport::batch), and marked; `Err` is the answer. A
+/// marked body's length changed, so its `Content-Length` is dropped from `parts`.
+pub(crate) async fn read_marked(
+    parts: &mut axum::http::request::Parts,
+    body: axum::body::Body,
     limit: usize,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
+) -> Result<axum::body::Bytes, axum::response::Response> {
     use axum::response::IntoResponse;
-    if request.method() != axum::http::Method::POST {
-        return next.run(request).await;
-    }
-    let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
-        return too_large(limit).into_response();
+        return Err(too_large(limit).into_response());
     };
     if crate::transport::batch::is_batch(&bytes) {
-        return crate::transport::batch::refusal();
+        return Err(crate::transport::batch::refusal());
     }
-    let body = match mark_duplicate_arguments(&bytes) {
+    Ok(match mark_duplicate_arguments(&bytes) {
         Some(marked) => {
             parts.headers.remove(axum::http::header::CONTENT_LENGTH);
-            axum::body::Body::from(marked)
+            marked.into()
         }
-        None => axum::body::Body::from(bytes),
-    };
-    next.run(axum::extract::Request::from_parts(parts, body))
-        .await
+        None => bytes,
+    })
 }
 
 /// The answer to a body over the limit, worded as rmcp words it.

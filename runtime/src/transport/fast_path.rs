@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use rmcp::model::{
@@ -237,7 +237,9 @@ fn plain_headers(headers: &HeaderMap) -> bool {
             let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
             essence.trim().eq_ignore_ascii_case("application/json")
         });
-    let plain_version = match headers.get("mcp-protocol-version") {
+    // A name built once: looked up by a string, the header name is parsed on every request.
+    const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+    let plain_version = match headers.get(&PROTOCOL_VERSION) {
         None => true,
         Some(value) => value.to_str().is_ok_and(|version| {
             ProtocolVersion::KNOWN_VERSIONS
@@ -263,31 +265,6 @@ fn json_response(message: &ServerJsonRpcMessage) -> Response {
             StatusCode::INTERNAL_SERVER_ERROR.into_response()
         }
     }
-}
-
-/// The axum middleware in front of rmcp's stateless service: answers what it can, passes
-/// the rest on with the body as it came.
-pub(crate) async fn middleware(
-    server: Arc<dyn StatelessAnswer>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    if request.method() != Method::POST {
-        return next.run(request).await;
-    }
-    let (parts, body) = request.into_parts();
-    // The ingress has already read the body whole (within the size limit) before this runs.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return StatusCode::BAD_REQUEST.into_response();
-    };
-    if let Some(answer) = server.answer(&parts, &bytes) {
-        return answer.await;
-    }
-    next.run(axum::extract::Request::from_parts(
-        parts,
-        axum::body::Body::from(bytes),
-    ))
-    .await
 }
 
 #[cfg(test)]

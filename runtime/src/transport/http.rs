@@ -21,7 +21,8 @@ use crate::spec::AuthSpec;
 use crate::transport::edge::HttpLimits;
 use crate::transport::error::ServeError;
 use crate::transport::fast_path::StatelessAnswer;
-use crate::transport::in_flight::{InFlight, Tracked, count_posts};
+use crate::transport::in_flight::{InFlight, Tracked};
+use crate::transport::ingress::Ingress;
 use crate::transport::security::{HttpSecurity, enforce};
 #[cfg(feature = "gateway")]
 use crate::upstream::Upstreams;
@@ -255,24 +256,18 @@ fn streamable_router<H: ServerHandler + Clone>(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let limit = options.max_request_body_bytes;
+    let ingress = Arc::new(Ingress {
+        in_flight,
+        max_request_body_bytes: options.max_request_body_bytes,
+        fast: fast.filter(|_| !options.stateful && options.json_response),
+    });
     let mut router = Router::new();
     for path in paths {
-        router = router.nest_service(path, service.clone());
+        router = router.route_service(path, service.clone());
     }
-    if let Some(fast) = fast.filter(|_| !options.stateful && options.json_response) {
-        router = router.layer(axum::middleware::from_fn(move |request, next| {
-            crate::transport::fast_path::middleware(Arc::clone(&fast), request, next)
-        }));
-    }
-    // Outside the fast path: it sees the body the ingress marked.
-    router
-        .layer(axum::middleware::from_fn(move |request, next| {
-            crate::transport::duplicate_keys::mark_http_body(limit, request, next)
-        }))
-        .layer(axum::middleware::from_fn(move |request, next| {
-            count_posts(Arc::clone(&in_flight), request, next)
-        }))
+    router.layer(axum::middleware::from_fn(move |request, next| {
+        crate::transport::ingress::admit(Arc::clone(&ingress), request, next)
+    }))
 }
 
 /// `GET health_path`: `{"status":"ok"}`; with upstreams, their states too, and 503 with

@@ -1,5 +1,5 @@
 //! Requests in flight, so that a graceful shutdown waits for them (and only them). Streamable
-//! HTTP counts each POST until its response body has been sent ([`count_posts`]: the reply
+//! HTTP counts each POST until its response body has been sent ([`counted`]: the reply
 //! itself, whether rmcp or the stateless fast path answers it); the legacy SSE transport,
 //! whose replies travel on a separate stream, counts each request while the server handles it
 //! ([`Tracked`]).
@@ -11,9 +11,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use axum::body::Body;
-use axum::extract::Request;
-use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::Response;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, Service, ServiceRole};
@@ -56,18 +53,10 @@ impl Drop for InFlightGuard {
     }
 }
 
-/// Axum middleware counting every POST in `in_flight` until its response body ends. Other
-/// methods (a GET's standalone event stream, a DELETE) are not calls and are not waited for.
-pub(crate) async fn count_posts(
-    in_flight: Arc<InFlight>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if request.method() != Method::POST {
-        return next.run(request).await;
-    }
-    let running = in_flight.enter();
-    next.run(request).await.map(|body| {
+/// `response`, its body holding `running` until it has been sent or abandoned (the
+/// streamable HTTP ingress counts every POST so, crate::transport::ingress).
+pub(crate) fn counted(response: Response, running: InFlightGuard) -> Response {
+    response.map(|body| {
         Body::new(CountedBody {
             inner: body,
             _running: running,

@@ -14,6 +14,7 @@ pub(crate) mod fast_path;
 pub(crate) mod head_timer;
 pub(crate) mod http;
 pub(crate) mod in_flight;
+pub(crate) mod ingress;
 pub(crate) mod security;
 pub(crate) mod sse;
 pub(crate) mod stdio;

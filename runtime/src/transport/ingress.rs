@@ -1,0 +1,61 @@
+//! What a streamable HTTP endpoint does with a POST before rmcp sees it, in one middleware:
+//! the request counted in flight until its reply has been sent (crate::transport::in_flight),
+//! its body read within the limit, a JSON-RPC batch refused (crate::transport::batch), its
+//! duplicate argument keys marked (crate::transport::duplicate_keys), and, on a stateless
+//! JSON server, a plain request answered by the fast path (crate::transport::fast_path).
+//!
+//! One middleware rather than a layer each: every axum `from_fn` layer boxes the service
+//! behind it for every request, and the fast path had to collect the body the layer before it
+//! had just read.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::transport::fast_path::StatelessAnswer;
+use crate::transport::in_flight::{self, InFlight};
+
+/// The endpoint's ingress: where POSTs are counted, the body limit, and the fast path (on a
+/// stateless JSON server).
+pub(crate) struct Ingress {
+    pub(crate) in_flight: Arc<InFlight>,
+    pub(crate) max_request_body_bytes: usize,
+    pub(crate) fast: Option<Arc<dyn StatelessAnswer>>,
+}
+
+/// The axum middleware: other methods (a GET's standalone event stream, a DELETE) are not
+/// calls and pass as they came.
+pub(crate) async fn admit(ingress: Arc<Ingress>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let running = ingress.in_flight.enter();
+    in_flight::counted(answer_post(&ingress, request, next).await, running)
+}
+
+async fn answer_post(ingress: &Ingress, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let bytes = match crate::transport::duplicate_keys::read_marked(
+        &mut parts,
+        body,
+        ingress.max_request_body_bytes,
+    )
+    .await
+    {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
+    };
+    if let Some(answer) = ingress
+        .fast
+        .as_ref()
+        .and_then(|fast| fast.answer(&parts, &bytes))
+    {
+        return answer.await;
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
