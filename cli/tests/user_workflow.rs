@@ -6,7 +6,11 @@
 //! package lacks stops the build naming the feature.
 //!
 //! The packages live outside the repository, in fresh temp directories; they build in the
-//! workspace's target/user-workflow (their own target dir, reused between runs).
+//! target directory this test was built in, so the registry crates and the harness's own
+//! crates the workspace already compiled are reused, not compiled again (cargo runs the tests
+//! after it has released that directory's lock). Warnings are denied for the package alone
+//! (`cargo rustc -- -D warnings`): `RUSTFLAGS` would fingerprint every dependency anew and
+//! rebuild the workspace's own artifacts in the shared directory.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -23,17 +27,22 @@ fn workspace(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// The target directory holding this test's own executable (`<target>/debug/deps/<test>`).
 fn target_dir() -> PathBuf {
-    workspace("target/user-workflow")
+    let executable = std::env::current_exe().expect("the test knows its executable");
+    executable
+        .ancestors()
+        .nth(3)
+        .expect("the test runs from <target>/<profile>/deps")
+        .to_path_buf()
 }
 
 fn cargo_build(project: &Path) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     Command::new(cargo)
-        .args(["build", "--offline"])
+        .args(["rustc", "--offline", "--", "-D", "warnings"])
         .current_dir(project)
         .env("CARGO_TARGET_DIR", target_dir())
-        .env("RUSTFLAGS", "-D warnings")
         .env("CARGO_TERM_COLOR", "never")
         .output()
         .expect("cargo runs")
