@@ -5,10 +5,10 @@ Registry crates build once and are reused by every later run. Some packages are 
 throwaway ones the user-workflow test builds in a new temporary directory each run, and the
 published crates' verify builds once their packaged files change (cargo unpacks a .crate with
 one fixed mtime, so it would not see the change). This removes, in every cargo profile
-directory under TARGET (target/debug, target/<triple>/release, target/user-workflow/debug,
-...), every unit of the packages named with --package: .fingerprint/<pkg>-<hash>,
-build/<pkg>-<hash>, and the deps/ and examples/ files ending in -<hash> (cargo names a unit's
-fingerprint directory and its outputs with the same hash). Registry and git dependencies are
+directory under TARGET (target/debug, target/<triple>/release, ...), every unit of the
+packages named with --package: .fingerprint/<pkg>-<hash>, build/<pkg>-<hash>, and the
+deps/ and examples/ files ending in -<hash> (cargo names a unit's fingerprint directory and
+its outputs with the same hash). Registry and git dependencies are
 kept. Uplifted binaries (target/debug/<bin>) are overwritten by the next build and left alone.
 
   scripts/prune_target.py [--dry-run] TARGET --package NAME [--package NAME ...]
