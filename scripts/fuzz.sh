@@ -7,6 +7,7 @@
 #   ./scripts/fuzz.sh                     # every target, 60 s each
 #   FUZZ_SECONDS=3600 ./scripts/fuzz.sh strip   # one target, an hour
 #   ./scripts/fuzz.sh --build             # only the build (and cargo-fuzz's install)
+#   FUZZ_SANITIZER=address ./scripts/fuzz.sh   # with AddressSanitizer (the default is none)
 # A crash stops the run; the input that caused it is saved under fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,18 +29,23 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     # The dev profile: cargo-fuzz only drives cargo, and an optimized build costs a cold run minutes.
     cargo install --locked --debug cargo-fuzz@0.13.2
 fi
+# No AddressSanitizer by default: every target fuzzes safe Rust, where libFuzzer's own checks
+# (a panic, a timeout, memory past -rss_limit_mb) catch what can go wrong, and ASan's
+# instrumentation made the build the longest background job of a cold CI run and every
+# execution slower. FUZZ_SANITIZER=address brings it back (for unsafe code under test).
+sanitizer=${FUZZ_SANITIZER:-none}
 root=$PWD
 mkdir -p target
 build_dir=$root/target/fuzz
 cd fuzz
-cargo +nightly fuzz build -O --target-dir "$build_dir"
+cargo +nightly fuzz build -O --sanitizer "$sanitizer" --target-dir "$build_dir"
 $build_only && exit 0
 for target in "${targets[@]}"; do
     corpus=$root/target/fuzz-corpus/$target
     mkdir -p "$corpus"
     echo "== fuzz $target for ${seconds}s"
     log=$root/target/fuzz-corpus/$target.log
-    if ! cargo +nightly fuzz run -O --target-dir "$build_dir" "$target" "$corpus" "seeds/$target" -- \
+    if ! cargo +nightly fuzz run -O --sanitizer "$sanitizer" --target-dir "$build_dir" "$target" "$corpus" "seeds/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
         tail -n 60 "$log"
         echo "fuzz: $target failed; the input is under fuzz/artifacts/$target/" >&2
