@@ -5,7 +5,9 @@
 //! Every transport hands each incoming message to [`mark_duplicate_arguments`] first; a
 //! message whose `params.arguments` (at any depth) repeats a key gets the repeated paths in
 //! `params._meta["harness/duplicate_keys"]`, and the pipeline refuses that call with
-//! `InvalidArguments` naming them. Messages without duplicates (nearly all) pass unchanged,
+//! `InvalidArguments` naming them. The one reader that comes before it, the stateless fast
+//! path's plain call, reads `arguments` as a [`UniqueKeysObject`], which fails on a repeat,
+//! so a message with one goes on to be marked like any other. Messages without duplicates (nearly all) pass unchanged,
 //! byte for byte; malformed JSON passes too, for rmcp to answer with its parse error. A
 //! client that sets the key itself can only get its own call refused.
 
@@ -313,11 +315,9 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
     scalars_are_nothing!();
 }
 
-/// An HTTP POST's body, read (at most `limit` bytes, else 413 as rmcp answers), refused when
-/// it is a JSON-RPC batch (crate::transport::batch), and marked; `Err` is the answer. A
-/// marked body's length changed, so its `Content-Length` is dropped from `parts`.
-pub(crate) async fn read_marked(
-    parts: &mut axum::http::request::Parts,
+/// An HTTP POST's body, read (at most `limit` bytes, else 413 as rmcp answers) and refused
+/// when it is a JSON-RPC batch (crate::transport::batch); `Err` is the answer.
+pub(crate) async fn read_body(
     body: axum::body::Body,
     limit: usize,
 ) -> Result<axum::body::Bytes, axum::response::Response> {
@@ -328,13 +328,115 @@ pub(crate) async fn read_marked(
     if crate::transport::batch::is_batch(&bytes) {
         return Err(crate::transport::batch::refusal());
     }
-    Ok(match mark_duplicate_arguments(&bytes) {
+    Ok(bytes)
+}
+
+/// `bytes` with its duplicate argument keys marked. A marked body's length changed, so its
+/// `Content-Length` is dropped from `parts`.
+pub(crate) fn marked(
+    parts: &mut axum::http::request::Parts,
+    bytes: axum::body::Bytes,
+) -> axum::body::Bytes {
+    match mark_duplicate_arguments(&bytes) {
         Some(marked) => {
             parts.headers.remove(axum::http::header::CONTENT_LENGTH);
             marked.into()
         }
         None => bytes,
-    })
+    }
+}
+
+/// A call's `arguments` object, read only when no object in it, at any depth, repeats a key:
+/// where [`mark_duplicate_arguments`] would mark nothing. A repeat fails the read, so a reader
+/// that takes this type instead of a plain object (the stateless fast path's plain call)
+/// needs no separate pass over the message; what it refuses goes on to be marked.
+pub(crate) struct UniqueKeysObject(pub(crate) serde_json::Map<String, Value>);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeysObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match deserializer.deserialize_map(UniqueKeysValue)? {
+            Value::Object(object) => Ok(Self(object)),
+            _ => unreachable!("deserialize_map visits a map or fails"),
+        }
+    }
+}
+
+/// A JSON value read as serde_json reads a [`Value`], failing on a repeated key.
+struct UniqueKeysValue;
+
+impl<'de> DeserializeSeed<'de> for UniqueKeysValue {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for UniqueKeysValue {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value whose objects repeat no key")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        // As serde_json's own visitor: a number it cannot hold is null.
+        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(UniqueKeysValue)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "repeated key {key:?}"
+                )));
+            }
+            let value = map.next_value_seed(UniqueKeysValue)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 /// The answer to a body over the limit, worded as rmcp words it.
@@ -433,6 +535,35 @@ mod tests {
             value["params"]["_meta"][DUPLICATE_KEYS_META],
             serde_json::json!(["k3", "k39"])
         );
+    }
+
+    /// The oracle is serde_json itself: where the walk finds no repeat, the unique-keys read
+    /// gives serde_json's own value; where it finds one, the read fails.
+    #[test]
+    fn the_unique_keys_read_is_serde_json_where_nothing_repeats_and_fails_where_something_does() {
+        for arguments in [
+            r#"{}"#,
+            r#"{"a":1,"b":-2,"c":1.5,"d":1e300,"e":null,"f":true,"g":"x\u0041","h":[1,{"a":1}]}"#,
+            r#"{"big":18446744073709551615,"small":-9223372036854775808,"nested":{"a":{"b":{"c":[[],{}]}}}}"#,
+            r#"{"a":{"b":[0,{"c":1,"c":2}]}}"#,
+            r#"{"x\u0041":1,"xA":2}"#,
+            r#"{"a":1,"a":1}"#,
+        ] {
+            let message = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+            );
+            let repeats = mark_duplicate_arguments(message.as_bytes()).is_some();
+            let read = serde_json::from_str::<UniqueKeysObject>(arguments);
+            if repeats {
+                assert!(read.is_err(), "{arguments}");
+            } else {
+                let expected: Value = serde_json::from_str(arguments).unwrap();
+                assert_eq!(Value::Object(read.unwrap().0), expected, "{arguments}");
+            }
+        }
+        for not_an_object in ["[]", "1", "\"a\"", "null"] {
+            assert!(serde_json::from_str::<UniqueKeysObject>(not_an_object).is_err());
+        }
     }
 
     #[test]

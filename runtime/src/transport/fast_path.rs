@@ -15,8 +15,9 @@
 //! The commonest request of all, a `tools/call` with a name, arguments and at most a trace
 //! context in `_meta`, is read straight into its parts ([`PlainCall`]) instead of through
 //! rmcp's message enum, whose untagged variants buffer the whole message first. The plain
-//! form refuses anything it does not know (unknown members, other `_meta` keys), and
-//! whatever it refuses takes the general path, so it accepts a strict subset of what rmcp
+//! form refuses anything it does not know (unknown members, other `_meta` keys, a repeated
+//! argument key, which only the marking pass after it may report), and whatever it refuses
+//! takes the general path, so it accepts a strict subset of what rmcp
 //! accepts and reads it the same way.
 
 use std::sync::Arc;
@@ -35,31 +36,54 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
 use crate::pipeline::call::DUPLICATE_KEYS_META;
+use crate::transport::duplicate_keys::UniqueKeysObject;
 
 use crate::pipeline::Call;
 use crate::server::GeneratedServer;
 
 /// A server that can answer a stateless request itself (every generated server can).
 pub trait StatelessAnswer: Send + Sync + 'static {
-    /// The answer to this request, or `None` when rmcp must answer it.
+    /// The answer to a plain `tools/call` (a name, arguments and at most a trace context; no
+    /// other member and no repeated argument key), read from the body as it came, or `None`
+    /// for anything else.
     /// `parts` are the request's head and extensions (where the auth layer put the caller).
+    fn answer_plain_call(
+        &self,
+        parts: &Parts,
+        body: &Bytes,
+    ) -> Option<BoxFuture<'static, Response>>;
+
+    /// The answer to another request this path serves, read from the body with its repeated
+    /// argument keys marked (crate::transport::duplicate_keys), or `None` when rmcp must
+    /// answer it.
     fn answer(&self, parts: &Parts, body: &Bytes) -> Option<BoxFuture<'static, Response>>;
 }
 
 impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
+    fn answer_plain_call(
+        &self,
+        parts: &Parts,
+        body: &Bytes,
+    ) -> Option<BoxFuture<'static, Response>> {
+        if parts.method != Method::POST || !plain_headers(&parts.headers) {
+            return None;
+        }
+        let plain = serde_json::from_slice::<PlainCall>(body).ok()?;
+        if !plain.params.plain_meta() {
+            return None;
+        }
+        let mut params = CallToolRequestParams::new(plain.params.name);
+        params.arguments = plain.params.arguments.map(|arguments| arguments.0);
+        let meta = MetaObject(plain.params.meta.unwrap_or_default());
+        let caller = Caller::of_request(&parts.extensions);
+        Some(call_tool(self.clone(), plain.id, params, meta, caller))
+    }
+
     fn answer(&self, parts: &Parts, body: &Bytes) -> Option<BoxFuture<'static, Response>> {
         if parts.method != Method::POST || !plain_headers(&parts.headers) {
             return None;
         }
         let caller = Caller::of_request(&parts.extensions);
-        if let Ok(plain) = serde_json::from_slice::<PlainCall>(body)
-            && plain.params.plain_meta()
-        {
-            let mut params = CallToolRequestParams::new(plain.params.name);
-            params.arguments = plain.params.arguments;
-            let meta = MetaObject(plain.params.meta.unwrap_or_default());
-            return Some(call_tool(self.clone(), plain.id, params, meta, caller));
-        }
         let message: ClientJsonRpcMessage = match serde_json::from_slice(body) {
             Ok(message) => message,
             Err(_) => return refusal_by_the_spec(body),
@@ -126,8 +150,9 @@ enum ToolsCall {
 #[serde(deny_unknown_fields)]
 struct PlainCallParams {
     name: String,
+    /// Read with a check for repeated keys: a call with one is not plain.
     #[serde(default)]
-    arguments: Option<JsonObject>,
+    arguments: Option<UniqueKeysObject>,
     #[serde(rename = "_meta", default)]
     meta: Option<JsonObject>,
 }
@@ -285,7 +310,7 @@ mod tests {
         .expect("plain");
         assert_eq!(call.id, RequestId::String("a".into()));
         assert_eq!(call.params.name, "t");
-        assert_eq!(call.params.arguments.unwrap()["x"], 1);
+        assert_eq!(call.params.arguments.unwrap().0["x"], 1);
         for other in [
             // Another method, member, version or `_meta` key: the general path's to read.
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
@@ -294,6 +319,8 @@ mod tests {
             r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"t"}}"#,
+            // A repeated argument key: the general path's, after the marking pass.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":{"b":1,"b":2}}}}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#,
         ] {
             assert!(plain(other).is_none(), "{other}");

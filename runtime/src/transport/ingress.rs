@@ -1,8 +1,10 @@
 //! What a streamable HTTP endpoint does with a POST before rmcp sees it, in one middleware:
 //! the request counted in flight until its reply has been sent (crate::transport::in_flight),
-//! its body read within the limit, a JSON-RPC batch refused (crate::transport::batch), its
-//! duplicate argument keys marked (crate::transport::duplicate_keys), and, on a stateless
-//! JSON server, a plain request answered by the fast path (crate::transport::fast_path).
+//! its body read within the limit, a JSON-RPC batch refused (crate::transport::batch), and,
+//! on a stateless JSON server, a plain `tools/call` answered by the fast path
+//! (crate::transport::fast_path); then its duplicate argument keys marked
+//! (crate::transport::duplicate_keys) and, on that server, another plain request answered by
+//! the fast path.
 //!
 //! One middleware rather than a layer each: every axum `from_fn` layer boxes the service
 //! behind it for every request, and the fast path had to collect the body the layer before it
@@ -39,16 +41,21 @@ pub(crate) async fn admit(ingress: Arc<Ingress>, request: Request, next: Next) -
 
 async fn answer_post(ingress: &Ingress, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    let bytes = match crate::transport::duplicate_keys::read_marked(
-        &mut parts,
-        body,
-        ingress.max_request_body_bytes,
-    )
-    .await
+    let bytes =
+        match crate::transport::duplicate_keys::read_body(body, ingress.max_request_body_bytes)
+            .await
+        {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused,
+        };
+    // The commonest request first: a plain call is read with a check for repeated argument
+    // keys of its own, so it needs no marking pass; whatever it refuses is marked below.
+    if let Some(fast) = &ingress.fast
+        && let Some(answer) = fast.answer_plain_call(&parts, &bytes)
     {
-        Ok(bytes) => bytes,
-        Err(refused) => return refused,
-    };
+        return answer.await;
+    }
+    let bytes = crate::transport::duplicate_keys::marked(&mut parts, bytes);
     if let Some(answer) = ingress
         .fast
         .as_ref()
