@@ -13,6 +13,10 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+/// Room for one record in one allocation: a line with every optional field is about 300
+/// bytes, and `serde_json::to_string` starts at 128 and grows twice to get there.
+const LINE_CAPACITY: usize = 512;
+
 pub use harness_contract::{FsyncPolicy, RECORD_FIELDS, args_sha256, canonical_json};
 
 /// The `[audit]` table of the manifest.
@@ -145,8 +149,15 @@ impl AuditLog {
 
     /// The JSON line for `record` (without the newline).
     pub fn line(&self, record: &AuditRecord<'_>) -> String {
+        let mut line = Vec::with_capacity(LINE_CAPACITY);
+        self.write_line(record, &mut line);
+        String::from_utf8(line).expect("serde_json writes UTF-8")
+    }
+
+    /// Writes the JSON line for `record` (without the newline) at the end of `out`.
+    fn write_line(&self, record: &AuditRecord<'_>, out: &mut Vec<u8>) {
         let mut call_id = uuid::Uuid::encode_buffer();
-        let line = AuditLine {
+        let fields = AuditLine {
             args_sha256: &record.args_sha256,
             call_id: uuid::Uuid::new_v4().hyphenated().encode_lower(&mut call_id),
             duration_ms: record.duration_ms,
@@ -160,13 +171,14 @@ impl AuditLog {
             tool: record.tool,
             trace_id: Some(record.trace_id).filter(|_| self.spec.trace_id),
         };
-        serde_json::to_string(&line).expect("audit fields are plain JSON")
+        serde_json::to_writer(out, &fields).expect("audit fields are plain JSON");
     }
 
     /// Appends one record as one write.
     pub fn append(&self, record: &AuditRecord<'_>) -> Result<(), AuditError> {
-        let mut line = self.line(record);
-        line.push('\n');
+        let mut line = Vec::with_capacity(LINE_CAPACITY);
+        self.write_line(record, &mut line);
+        line.push(b'\n');
         let write_error = |source| AuditError::Write {
             path: self.path.clone(),
             source,
@@ -176,7 +188,7 @@ impl AuditLog {
             .file
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
-        file.write_all(line.as_bytes()).map_err(write_error)?;
+        file.write_all(&line).map_err(write_error)?;
         if self.spec.fsync == FsyncPolicy::EveryRecord {
             file.sync_data().map_err(write_error)?;
         }

@@ -36,7 +36,7 @@ pub(crate) fn success(
         mut value => {
             // Serialized once: the text block is also what the cap measures, so a result
             // within the cap (the usual case) is neither counted nor serialized again.
-            let text = value.to_string();
+            let text = json_text(&value);
             let within = max_chars
                 .is_none_or(|max| text.len() as u64 <= max || text.chars().count() as u64 <= max);
             if within {
@@ -45,10 +45,17 @@ pub(crate) fn success(
             let cut = max_chars
                 .map(|max| chars::cap_value(&mut value, max))
                 .filter(|cut| !cut.is_empty());
-            let text = value.to_string();
+            let text = json_text(&value);
             (json_result(value, text), cut)
         }
     }
+}
+
+/// `value` as compact JSON, the same text as its `Display`, written into one buffer that
+/// starts large enough for a typical result (`Display` goes through the formatter and grows
+/// its string from nothing).
+fn json_text(value: &Value) -> String {
+    serde_json::to_string(value).expect("a JSON value serializes")
 }
 
 /// A JSON result whose serialization is `text`: an object is structuredContent (with the

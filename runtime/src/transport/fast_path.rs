@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use rmcp::model::{
@@ -279,9 +279,14 @@ fn plain_headers(headers: &HeaderMap) -> bool {
 
 /// 200 with the message as JSON, as rmcp's stateless JSON mode answers.
 fn json_response(message: &ServerJsonRpcMessage) -> Response {
-    match serde_json::to_vec(message) {
-        Ok(body) => (
-            [(header::CONTENT_TYPE, "application/json")],
+    // Room for a typical reply in one allocation (`to_vec` starts at 128 bytes and grows).
+    let mut body = Vec::with_capacity(512);
+    match serde_json::to_writer(&mut body, message) {
+        Ok(()) => (
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
             axum::body::Body::from(body),
         )
             .into_response(),
