@@ -5,7 +5,11 @@
 /// A fresh trace id such as `mcp-3a1b4c9e` (from a thread-local generator seeded by the OS:
 /// trace ids correlate logs, they are not secrets).
 pub(crate) fn new_trace_id() -> String {
-    format!("mcp-{:08x}", rand::random::<u32>())
+    use std::fmt::Write;
+    // Its exact length up front: `format!` guesses 8 bytes from the literal and grows once.
+    let mut id = String::with_capacity(12);
+    write!(id, "mcp-{:08x}", rand::random::<u32>()).expect("a String takes any write");
+    id
 }
 
 /// The 32-hex trace id of a valid W3C `traceparent` (`00-<trace-id>-<parent-id>-<flags>`).
