@@ -5,11 +5,12 @@
 //! Every transport hands each incoming message to [`mark_duplicate_arguments`] first; a
 //! message whose `params.arguments` (at any depth) repeats a key gets the repeated paths in
 //! `params._meta["harness/duplicate_keys"]`, and the pipeline refuses that call with
-//! `InvalidArguments` naming them. The one reader that comes before it, the stateless fast
-//! path's plain call, reads `arguments` as a [`UniqueKeysObject`], which fails on a repeat,
-//! so a message with one goes on to be marked like any other. Messages without duplicates (nearly all) pass unchanged,
+//! `InvalidArguments` naming them. Messages without duplicates (nearly all) pass unchanged,
 //! byte for byte; malformed JSON passes too, for rmcp to answer with its parse error. A
-//! client that sets the key itself can only get its own call refused.
+//! client that sets the key itself can only get its own call refused. The one reader that
+//! comes before the marking, the stateless fast path's plain call, reads `arguments` as a
+//! [`UniqueKeysObject`], which fails on a repeat, so a message with one goes on to be marked
+//! like any other.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -356,7 +357,8 @@ impl<'de> serde::Deserialize<'de> for UniqueKeysObject {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         match deserializer.deserialize_map(UniqueKeysValue)? {
             Value::Object(object) => Ok(Self(object)),
-            _ => unreachable!("deserialize_map visits a map or fails"),
+            // serde_json visits only a map here; another format may visit something else.
+            _ => Err(serde::de::Error::custom("arguments must be a JSON object")),
         }
     }
 }

@@ -17,8 +17,8 @@
 //! rmcp's message enum, whose untagged variants buffer the whole message first. The plain
 //! form refuses anything it does not know (unknown members, other `_meta` keys, a repeated
 //! argument key, which only the marking pass after it may report), and whatever it refuses
-//! takes the general path, so it accepts a strict subset of what rmcp
-//! accepts and reads it the same way.
+//! takes the general path, so it accepts a strict subset of what rmcp accepts and reads it
+//! the same way.
 
 use std::sync::Arc;
 
