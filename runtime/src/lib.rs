@@ -70,6 +70,7 @@ pub mod notify;
 pub mod pipeline;
 mod server;
 pub mod spec;
+mod strict_json;
 pub mod subscriptions;
 pub mod tasks;
 #[cfg(feature = "otel")]

@@ -21,6 +21,7 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::pipeline::call::DUPLICATE_KEYS_META;
+use crate::strict_json::StrictValue;
 
 /// The repeated argument paths of each message (one entry per batch item; a single message
 /// is item 0), or `None` when there are none or the text is not JSON.
@@ -355,89 +356,11 @@ pub(crate) struct UniqueKeysObject(pub(crate) serde_json::Map<String, Value>);
 
 impl<'de> serde::Deserialize<'de> for UniqueKeysObject {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match deserializer.deserialize_map(UniqueKeysValue)? {
+        match deserializer.deserialize_map(StrictValue)? {
             Value::Object(object) => Ok(Self(object)),
             // serde_json visits only a map here; another format may visit something else.
             _ => Err(serde::de::Error::custom("arguments must be a JSON object")),
         }
-    }
-}
-
-/// A JSON value read as serde_json reads a [`Value`], failing on a repeated key.
-struct UniqueKeysValue;
-
-impl<'de> DeserializeSeed<'de> for UniqueKeysValue {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for UniqueKeysValue {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value whose objects repeat no key")
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
-        Ok(Value::Bool(value))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
-        Ok(Value::Number(value.into()))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
-        Ok(Value::Number(value.into()))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
-        // As serde_json's own visitor: a number it cannot hold is null.
-        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(value.to_owned()))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Value, E> {
-        Ok(Value::String(value))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(UniqueKeysValue)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = serde_json::Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(serde::de::Error::custom(format_args!(
-                    "repeated key {key:?}"
-                )));
-            }
-            let value = map.next_value_seed(UniqueKeysValue)?;
-            object.insert(key, value);
-        }
-        Ok(Value::Object(object))
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::spec::{
     Checked, MAX_AUDIT_BYTES, MAX_LINE_BYTES, MAX_LINES, VerifierSpec, infra, read_limited,
 };
-use super::strict_json;
+use crate::strict_json;
 
 /// One validated audit record.
 #[derive(Debug, Clone)]

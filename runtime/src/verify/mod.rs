@@ -11,7 +11,6 @@
 mod audit_reader;
 mod figures;
 mod spec;
-pub(crate) mod strict_json;
 
 pub use audit_reader::{AuditEntry, parse_audit, strict_audit};
 pub use figures::{Latency, RunFigures};
@@ -54,7 +53,7 @@ pub fn parse_state(
     let Ok(text) = std::str::from_utf8(bytes) else {
         return infra("state file is not UTF-8");
     };
-    let state = match strict_json::parse(text) {
+    let state = match crate::strict_json::parse(text) {
         Ok(Value::Object(state)) => state,
         Ok(_) => return infra("state file is not a JSON object"),
         Err(error) => return infra(format!("state file is not valid JSON: {error}")),

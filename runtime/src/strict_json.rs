@@ -1,5 +1,7 @@
-//! JSON parsing for evidence files, stricter than `serde_json::from_str`: duplicate keys are
-//! an error (not "last one wins"), so a tampered or corrupted record cannot hide a field.
+//! JSON parsing stricter than `serde_json::from_str`: duplicate keys are an error (not "last
+//! one wins"). The verifier reads evidence files with it, so a tampered or corrupted record
+//! cannot hide a field; the stateless fast path reads a plain call's arguments with it, so a
+//! call with a repeated key goes on to be marked and refused (crate::transport::duplicate_keys).
 //! Non-finite numbers cannot occur: JSON has no NaN or Infinity and serde_json refuses them.
 
 use std::fmt;
@@ -18,7 +20,9 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
     Ok(value)
 }
 
-struct StrictValue;
+/// A JSON value read as serde_json reads a [`Value`], failing on a duplicate object key at
+/// any depth (a seed, and the visitor of one value).
+pub(crate) struct StrictValue;
 
 impl<'de> DeserializeSeed<'de> for StrictValue {
     type Value = Value;
