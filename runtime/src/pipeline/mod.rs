@@ -374,7 +374,8 @@ impl Pipeline {
             parent: traceparent.as_deref(),
             task: None,
         };
-        self.record(tool.spec.name, &trace, &outcome, duration);
+        self.record_grouped(tool.spec.name, &trace, &outcome, duration)
+            .await;
         outcome.result
     }
 
@@ -401,6 +402,38 @@ impl Pipeline {
 
     /// Logs, audits and exports one call's outcome.
     fn record(&self, name: &str, trace: &CallTrace<'_>, outcome: &Outcome, duration: Duration) {
+        if let Some((audit, record)) = self.reported(name, trace, outcome, duration)
+            && let Err(error) = audit.append(&record)
+        {
+            tracing::error!(trace_id = trace.id, tool = name, %error, "audit record lost");
+        }
+    }
+
+    /// [`Self::record`], its audit record written with those of the calls that finish with it
+    /// (crate::audit's group commit): an inline call's reply waits for it.
+    async fn record_grouped(
+        &self,
+        name: &str,
+        trace: &CallTrace<'_>,
+        outcome: &Outcome,
+        duration: Duration,
+    ) {
+        if let Some((audit, record)) = self.reported(name, trace, outcome, duration)
+            && let Err(error) = audit.append_grouped(&record).await
+        {
+            tracing::error!(trace_id = trace.id, tool = name, %error, "audit record lost");
+        }
+    }
+
+    /// Logs and exports one call's outcome, and returns its audit record when the server
+    /// keeps an audit log.
+    fn reported<'a>(
+        &'a self,
+        name: &'a str,
+        trace: &CallTrace<'a>,
+        outcome: &'a Outcome,
+        duration: Duration,
+    ) -> Option<(&'a AuditLog, AuditRecord<'a>)> {
         let (trace_id, subject) = (trace.id, trace.subject);
         let duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
         let duration_us = u64::try_from(duration.as_micros()).unwrap_or(u64::MAX);
@@ -442,8 +475,10 @@ impl Pipeline {
                 subject,
             });
         }
-        if let (Some(audit), Some(args_sha256)) = (audit, digest) {
-            let record = AuditRecord {
+        let (audit, args_sha256) = (audit?, digest?);
+        Some((
+            audit,
+            AuditRecord {
                 method: None,
                 tool: name,
                 args_sha256,
@@ -453,11 +488,8 @@ impl Pipeline {
                 error_code: outcome.error_code.as_deref(),
                 subject,
                 task_id: trace.task,
-            };
-            if let Err(error) = audit.append(&record) {
-                tracing::error!(trace_id, tool = name, %error, "audit record lost");
-            }
-        }
+            },
+        ))
     }
 
     /// The JSON-RPC error (-32602) for a tool name the server does not publish; the call is

@@ -319,14 +319,20 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
 
 /// An HTTP POST's body, read (at most `limit` bytes, else 413 as rmcp answers) and refused
 /// when it is a JSON-RPC batch (crate::transport::batch); `Err` is the answer.
-pub(crate) async fn read_body(
-    body: axum::body::Body,
+pub(crate) async fn read_body<B>(
+    body: B,
     limit: usize,
-) -> Result<axum::body::Bytes, axum::response::Response> {
+) -> Result<axum::body::Bytes, axum::response::Response>
+where
+    B: hyper::body::Body<Data = axum::body::Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     use axum::response::IntoResponse;
-    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+    use http_body_util::BodyExt;
+    let Ok(collected) = http_body_util::Limited::new(body, limit).collect().await else {
         return Err(too_large(limit).into_response());
     };
+    let bytes = collected.to_bytes();
     if crate::transport::batch::is_batch(&bytes) {
         return Err(crate::transport::batch::refusal());
     }

@@ -21,6 +21,7 @@ use crate::spec::AuthSpec;
 use crate::transport::edge::HttpLimits;
 use crate::transport::error::ServeError;
 use crate::transport::fast_path::StatelessAnswer;
+use crate::transport::front_door::FrontDoor;
 use crate::transport::in_flight::{InFlight, Tracked};
 use crate::transport::ingress::Ingress;
 use crate::transport::security::{HttpSecurity, enforce};
@@ -159,47 +160,56 @@ pub fn http_router<H: ServerHandler + Clone>(
     shutdown: CancellationToken,
     fast: Option<Arc<dyn StatelessAnswer>>,
 ) -> Router {
-    http_router_counted(handler, options, shutdown, fast, Arc::default())
+    http_routes(handler, options, shutdown, fast, Arc::default()).router
 }
 
-/// [`http_router`] counting every request it hands to the server in `in_flight`.
-fn http_router_counted<H: ServerHandler + Clone>(
+/// What [`serve_http`] serves: the router and, where the fast path answers, its front door.
+struct Routes {
+    router: Router,
+    front_door: Option<Arc<FrontDoor>>,
+}
+
+/// [`http_router`] counting every request it hands to the server in `in_flight`, with the
+/// front door of the fast path (crate::transport::front_door) when it has one and no OAuth
+/// resource server is in front of it.
+fn http_routes<H: ServerHandler + Clone>(
     handler: H,
     options: &HttpOptions,
     shutdown: CancellationToken,
     fast: Option<Arc<dyn StatelessAnswer>>,
     in_flight: Arc<InFlight>,
-) -> Router {
+) -> Routes {
+    let ingress = Arc::new(Ingress {
+        in_flight,
+        max_request_body_bytes: options.max_request_body_bytes,
+        fast: fast.filter(|_| !options.stateful && options.json_response),
+    });
+    let streamable_paths = match options.transport {
+        HttpTransport::StreamableHttp => vec![options.path.clone()],
+        // A client configured with the SSE URL may speak streamable HTTP to it (Codex
+        // does): the legacy transport's endpoints answer it, as does `path` itself.
+        HttpTransport::Sse => vec![
+            options.path.clone(),
+            crate::transport::sse::stream_path(&options.path),
+        ],
+    };
+    let streamable = streamable_router(
+        handler.clone(),
+        options,
+        shutdown.clone(),
+        Arc::clone(&ingress),
+        &streamable_paths,
+    );
     let mcp = match options.transport {
-        HttpTransport::StreamableHttp => streamable_router(
-            handler,
-            options,
+        HttpTransport::StreamableHttp => streamable,
+        HttpTransport::Sse => crate::transport::sse::sse_router(
+            Tracked::new(handler, Arc::clone(&ingress.in_flight)),
+            &options.path,
+            options.keep_alive,
+            options.max_request_body_bytes,
             shutdown,
-            fast,
-            in_flight,
-            &[&options.path],
+            streamable,
         ),
-        HttpTransport::Sse => {
-            // A client configured with the SSE URL may speak streamable HTTP to it (Codex
-            // does): the legacy transport's endpoints answer it, as does `path` itself.
-            let sse_path = crate::transport::sse::stream_path(&options.path);
-            let streamable = streamable_router(
-                handler.clone(),
-                options,
-                shutdown.clone(),
-                fast,
-                Arc::clone(&in_flight),
-                &[&options.path, &sse_path],
-            );
-            crate::transport::sse::sse_router(
-                Tracked::new(handler, in_flight),
-                &options.path,
-                options.keep_alive,
-                options.max_request_body_bytes,
-                shutdown,
-                streamable,
-            )
-        }
     };
     #[cfg_attr(not(feature = "oauth"), expect(unused_mut))]
     let mut mcp = mcp;
@@ -219,29 +229,39 @@ fn http_router_counted<H: ServerHandler + Clone>(
     }
     // Host and Origin first: a rebinding page gets 403 before any token is looked at.
     let security = Arc::new(options.security.clone());
-    let mcp = mcp.layer(axum::middleware::from_fn(move |request, next| {
-        enforce(Arc::clone(&security), request, next)
+    let mcp = mcp.layer(axum::middleware::from_fn({
+        let security = Arc::clone(&security);
+        move |request, next| enforce(Arc::clone(&security), request, next)
     }));
-    Router::new()
+    let router = Router::new()
         .route(&options.health_path, health_route(options))
         .merge(metadata)
         .merge(mcp)
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             options.limits.request_timeout,
-        ))
+        ));
+    let front_door = (ingress.fast.is_some() && !options.has_oauth()).then(|| {
+        Arc::new(FrontDoor {
+            paths: streamable_paths,
+            security,
+            ingress,
+            request_timeout: options.limits.request_timeout,
+            router: router.clone(),
+        })
+    });
+    Routes { router, front_door }
 }
 
-/// Streamable HTTP at each of `paths` (one service: its sessions are the same at every path),
-/// with the stateless fast path when `fast` is given and the server is stateless and JSON,
-/// the duplicate-key mark, and every POST counted in `in_flight`.
+/// Streamable HTTP at each of `paths` (one service: its sessions are the same at every path)
+/// behind `ingress`: every POST counted in flight, the duplicate-key mark, and the stateless
+/// fast path when the ingress has it.
 fn streamable_router<H: ServerHandler + Clone>(
     handler: H,
     options: &HttpOptions,
     shutdown: CancellationToken,
-    fast: Option<Arc<dyn StatelessAnswer>>,
-    in_flight: Arc<InFlight>,
-    paths: &[&str],
+    ingress: Arc<Ingress>,
+    paths: &[String],
 ) -> Router {
     // Host and Origin are checked by our own layer, the same for both transports.
     let config = StreamableHttpServerConfig::default()
@@ -256,11 +276,6 @@ fn streamable_router<H: ServerHandler + Clone>(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let ingress = Arc::new(Ingress {
-        in_flight,
-        max_request_body_bytes: options.max_request_body_bytes,
-        fast: fast.filter(|_| !options.stateful && options.json_response),
-    });
     let mut router = Router::new();
     for path in paths {
         router = router.route_service(path, service.clone());
@@ -311,7 +326,7 @@ pub async fn serve_http<H: ServerHandler + Clone>(
 ) -> Result<(), ServeError> {
     let shutdown = CancellationToken::new();
     let in_flight = Arc::<InFlight>::default();
-    let router = http_router_counted(
+    let Routes { router, front_door } = http_routes(
         handler,
         &options,
         shutdown.clone(),
@@ -345,7 +360,8 @@ pub async fn serve_http<H: ServerHandler + Clone>(
             shutdown.cancel();
         }
     });
-    let server = crate::transport::edge::serve(listener, router, options.limits, signalled);
+    let server =
+        crate::transport::edge::serve(listener, router, front_door, options.limits, signalled);
     tokio::select! {
         () = server => {}
         () = async {

@@ -19,6 +19,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::transport::fast_path::StatelessAnswer;
+use crate::transport::front_door::PlainCallRefused;
 use crate::transport::in_flight::{self, InFlight};
 
 /// The endpoint's ingress: where POSTs are counted, the body limit, and the fast path (on a
@@ -49,8 +50,10 @@ async fn answer_post(ingress: &Ingress, request: Request, next: Next) -> Respons
             Err(refused) => return refused,
         };
     // The commonest request first: a plain call is read with a check for repeated argument
-    // keys of its own, so it needs no marking pass; whatever it refuses is marked below.
+    // keys of its own, so it needs no marking pass; whatever it refuses is marked below. (A
+    // request the front door passed on was refused already, crate::transport::front_door.)
     if let Some(fast) = &ingress.fast
+        && parts.extensions.get::<PlainCallRefused>().is_none()
         && let Some(answer) = fast.answer_plain_call(&parts, &bytes)
     {
         return answer.await;

@@ -1,5 +1,5 @@
 //! Everything between a client and the server: stdio, streamable HTTP (with the stateless
-//! fast path) and the legacy HTTP+SSE transport; the HTTP edge holding every connection to
+//! fast path and its front door) and the legacy HTTP+SSE transport; the HTTP edge holding every connection to
 //! the manifest's limits; the HTTP security checks in front of them; one answer to every
 //! JSON-RPC batch;
 //! the duplicate-key check on every raw message; the requests in flight that a graceful
@@ -11,6 +11,7 @@ pub(crate) mod edge;
 pub mod embed;
 pub(crate) mod error;
 pub(crate) mod fast_path;
+pub(crate) mod front_door;
 pub(crate) mod head_timer;
 pub(crate) mod http;
 pub(crate) mod in_flight;

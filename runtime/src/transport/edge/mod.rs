@@ -31,6 +31,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::spec::TransportSpec;
+use crate::transport::front_door::FrontDoor;
 use crate::transport::head_timer::{HeadTimer, Reads};
 
 use self::admission::{Connections, Place};
@@ -99,6 +100,7 @@ const HYPER_MAX_HEADERS: usize = 100;
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
+    front_door: Option<Arc<FrontDoor>>,
     limits: HttpLimits,
     stop: CancellationToken,
 ) {
@@ -125,8 +127,12 @@ pub(crate) async fn serve(
             continue;
         };
         let connection = Arc::clone(place.connection());
-        let service =
-            ConnectionService::new(router.clone(), place.requests(), Arc::clone(&streams));
+        let service = ConnectionService::new(
+            router.clone(),
+            front_door.clone(),
+            place.requests(),
+            Arc::clone(&streams),
+        );
         let io = TokioIo::new(EdgeStream {
             place: Some(place),
             reads: Arc::clone(&reads),

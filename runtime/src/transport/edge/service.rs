@@ -13,26 +13,36 @@ use std::task::{Context, Poll, ready};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode, header};
-use futures::future::{Either, Ready, ready};
+use futures::FutureExt;
+use futures::future::{BoxFuture, Either, Ready, ready};
 use hyper::body::{Bytes, Frame, Incoming, SizeHint};
 use hyper_util::service::{TowerToHyperService, TowerToHyperServiceFuture};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::transport::edge::admission::{InRequest, Requests};
+use crate::transport::front_door::FrontDoor;
 
-/// The router as one connection's hyper service.
+/// The router (and the fast path's front door, when the server has one) as one
+/// connection's hyper service.
 pub(crate) struct ConnectionService {
     router: TowerToHyperService<Router>,
+    front_door: Option<Arc<FrontDoor>>,
     requests: Requests,
     streams: Arc<Semaphore>,
 }
 
 impl ConnectionService {
-    /// `router` serving the connection whose requests `requests` counts; GET streams take a
-    /// permit of `streams`.
-    pub(crate) fn new(router: Router, requests: Requests, streams: Arc<Semaphore>) -> Self {
+    /// `router`, behind `front_door`, serving the connection whose requests `requests`
+    /// counts; GET streams take a permit of `streams`.
+    pub(crate) fn new(
+        router: Router,
+        front_door: Option<Arc<FrontDoor>>,
+        requests: Requests,
+        streams: Arc<Semaphore>,
+    ) -> Self {
         Self {
             router: TowerToHyperService::new(router),
+            front_door,
             requests,
             streams,
         }
@@ -40,6 +50,15 @@ impl ConnectionService {
 }
 
 type RouterFuture = TowerToHyperServiceFuture<Router, Request<Incoming>>;
+
+/// What answers a request: a refusal made here, the front door, or the router.
+type AnswerFuture =
+    Either<Either<Ready<Result<Response<Body>, Infallible>>, FrontDoorFuture>, RouterFuture>;
+
+type FrontDoorFuture = futures::future::Map<
+    BoxFuture<'static, Response<Body>>,
+    fn(Response<Body>) -> Result<Response<Body>, Infallible>,
+>;
 
 impl hyper::service::Service<Request<Incoming>> for ConnectionService {
     type Response = Response<EdgeBody>;
@@ -53,7 +72,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnectionService {
                 Ok(permit) => Some(permit),
                 Err(_) => {
                     return Answering {
-                        call: Either::Left(ready(Ok(too_many_streams()))),
+                        call: Either::Left(Either::Left(ready(Ok(too_many_streams())))),
                         held: Some((in_request, None)),
                     };
                 }
@@ -61,8 +80,14 @@ impl hyper::service::Service<Request<Incoming>> for ConnectionService {
         } else {
             None
         };
+        let call = match &self.front_door {
+            Some(door) if door.takes(&request) => {
+                Either::Left(Either::Right(door.answer(request).map(Ok as fn(_) -> _)))
+            }
+            _ => Either::Right(self.router.call(request)),
+        };
         Answering {
-            call: Either::Right(self.router.call(request)),
+            call,
             held: Some((in_request, stream)),
         }
     }
@@ -97,11 +122,11 @@ fn too_many_streams() -> Response<Body> {
 }
 
 pin_project_lite::pin_project! {
-    /// A request being answered: the router's future (or the refusal), and what the
-    /// response body will hold once it comes.
+    /// A request being answered: the router's or the front door's future (or the refusal),
+    /// and what the response body will hold once it comes.
     pub(crate) struct Answering {
         #[pin]
-        call: Either<Ready<Result<Response<Body>, Infallible>>, RouterFuture>,
+        call: AnswerFuture,
         held: Option<(InRequest, Option<OwnedSemaphorePermit>)>,
     }
 }

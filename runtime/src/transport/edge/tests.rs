@@ -67,7 +67,7 @@ async fn start(limits: HttpLimits) -> Edge {
             }),
         );
     let stop = CancellationToken::new();
-    let served = tokio::spawn(serve(listener, router, limits, stop.clone()));
+    let served = tokio::spawn(serve(listener, router, None, limits, stop.clone()));
     Edge {
         addr,
         stop,

@@ -3,13 +3,16 @@
 //! (keys sorted, no spaces), plus `trace_id` and `error_code` when the manifest asks.
 //!
 //! The file is created before the server accepts a request, so "never called" leaves an
-//! empty file rather than none. Each record is one `write` of a whole line under a lock, so
-//! concurrent calls never interleave.
+//! empty file rather than none. Records are written as whole lines under a lock, so
+//! concurrent calls never interleave; a `tools/call`'s record is written with those of the
+//! calls that finish with it (group commit, [`group`]) before its reply goes out.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+mod group;
+
+use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+
+use self::group::GroupCommit;
 
 use serde::Serialize;
 
@@ -90,7 +93,9 @@ pub struct AuditRecord<'a> {
 pub struct AuditLog {
     path: PathBuf,
     spec: AuditSpec,
-    file: Mutex<File>,
+    /// Boxed: the log is moved around whole (`Pipeline::install_audit` hands it back), and
+    /// the batch's state is most of its size.
+    file: Box<GroupCommit>,
 }
 
 /// One record as written: fields in sorted key order, as Python's
@@ -138,7 +143,10 @@ impl AuditLog {
         Ok(Self {
             path: path.to_owned(),
             spec,
-            file: Mutex::new(file),
+            file: Box::new(GroupCommit::new(
+                file,
+                spec.fsync == FsyncPolicy::EveryRecord,
+            )),
         })
     }
 
@@ -176,37 +184,39 @@ impl AuditLog {
 
     /// Appends one record as one write.
     pub fn append(&self, record: &AuditRecord<'_>) -> Result<(), AuditError> {
+        self.file
+            .write_now(&self.whole_line(record))
+            .map_err(|source| self.write_error(source))
+    }
+
+    /// Appends one record with those of the calls that finish with it, resolving once it has
+    /// been written: what a reply waits for.
+    pub async fn append_grouped(&self, record: &AuditRecord<'_>) -> Result<(), AuditError> {
+        let line = self.whole_line(record);
+        self.file
+            .commit(&line)
+            .await
+            .map_err(|source| self.write_error(source))
+    }
+
+    /// Flushes every record written so far to the disk.
+    pub fn sync(&self) -> Result<(), AuditError> {
+        self.file.sync().map_err(|source| self.write_error(source))
+    }
+
+    /// The record's line with its newline.
+    fn whole_line(&self, record: &AuditRecord<'_>) -> Vec<u8> {
         let mut line = Vec::with_capacity(LINE_CAPACITY);
         self.write_line(record, &mut line);
         line.push(b'\n');
-        let write_error = |source| AuditError::Write {
-            path: self.path.clone(),
-            source,
-        };
-        // A poisoned lock only means a writer panicked; the file handle is still usable.
-        let mut file = self
-            .file
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        file.write_all(&line).map_err(write_error)?;
-        if self.spec.fsync == FsyncPolicy::EveryRecord {
-            file.sync_data().map_err(write_error)?;
-        }
-        Ok(())
+        line
     }
-}
 
-impl AuditLog {
-    /// Flushes every record written so far to the disk.
-    pub fn sync(&self) -> Result<(), AuditError> {
-        let file = self
-            .file
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
-        file.sync_data().map_err(|source| AuditError::Write {
+    fn write_error(&self, source: std::io::Error) -> AuditError {
+        AuditError::Write {
             path: self.path.clone(),
             source,
-        })
+        }
     }
 }
 
