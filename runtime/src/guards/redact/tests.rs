@@ -379,3 +379,25 @@ fn the_secret_half_of_a_labelled_pair_goes() {
         assert_eq!(one(prose).0, prose);
     }
 }
+
+/// A text shorter than the shortest secret (a key, a word, a number) is not scanned; the
+/// shortest match is the whole alternation's, so a short pattern the manifest adds still
+/// applies to short texts.
+#[test]
+fn short_texts_skip_the_scan_only_when_no_pattern_could_match_them() {
+    // Six bytes today: a built-in that could match less would make every short text scanned.
+    assert!(
+        BUILTIN.main.shortest_match >= 6,
+        "the built-ins' shortest match: {}",
+        BUILTIN.main.shortest_match
+    );
+    assert!(BESIDE.shortest_anchor > 0);
+    static PIN: &[RedactPattern] = &[RedactPattern {
+        kind: "pin",
+        pattern: r"\b[0-9]{4}\b",
+    }];
+    let mut tally = Redactions::default();
+    assert_eq!(redact_with("4711", PIN, &mut tally), "[REDACTED:pin]");
+    assert_eq!(tally.count("pin"), 1);
+    assert!(matches!(redact("4711"), Cow::Borrowed(_)));
+}
