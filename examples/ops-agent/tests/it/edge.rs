@@ -158,7 +158,17 @@ fn a_head_of_101_fields_or_over_16_kib_gets_431_while_health_answers() {
 
 #[test]
 fn a_body_that_never_ends_gets_408_while_health_answers() {
-    let server = start("slow-body", &[]);
+    body_that_never_ends_gets_408(start("slow-body", &[]));
+}
+
+/// The same on a stateless JSON server, where a POST to the endpoint is read by the fast
+/// path's front door rather than the router (its own timeout).
+#[test]
+fn a_body_that_never_ends_gets_408_at_the_front_door_too() {
+    body_that_never_ends_gets_408(start("slow-body-stateless", &["--stateless"]));
+}
+
+fn body_that_never_ends_gets_408(server: HttpServer) {
     let mut stream = connect(server.port);
     let whole = post("/mcp", INITIALIZE);
     let (head, body) = whole.split_once("\r\n\r\n").unwrap();
@@ -166,10 +176,49 @@ fn a_body_that_never_ends_gets_408_while_health_answers() {
     stream.write_all(b"\r\n\r\n").unwrap();
     stream.write_all(&body.as_bytes()[..10]).unwrap();
     assert_eq!(health(server.port), 200, "health while the body hangs");
+    let answer = read_answer(&mut stream);
+    assert_eq!(answer.status, 408, "after request_timeout_ms");
+    assert!(answer.body.is_empty(), "{}", answer.body);
+}
+
+/// On a stateless JSON server a plain `tools/call` is answered ahead of the router (the fast
+/// path's front door): the token and Origin checks still hold for it, and what it does not
+/// answer itself reaches the router whole.
+#[test]
+fn the_front_door_of_a_stateless_server_keeps_the_checks() {
+    const PLAIN_CALL: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#;
+    let server = start("front-door", &["--stateless"]);
+    let answer = |request: &str| {
+        let mut stream = connect(server.port);
+        stream.write_all(request.as_bytes()).unwrap();
+        read_answer(&mut stream)
+    };
+    let authorized = post("/mcp", PLAIN_CALL);
+    let called = answer(&authorized);
+    assert_eq!(called.status, 200, "{}", called.body);
+    let reply: Value = serde_json::from_str(&called.body).expect("JSON");
     assert_eq!(
-        read_answer(&mut stream).status,
-        408,
-        "after request_timeout_ms"
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (7.into(), (-32602).into())
+    );
+
+    let token_line = format!("Authorization: Bearer {TEST_TOKEN}\r\n");
+    let without_token = authorized.replace(&token_line, "");
+    let refused = answer(&without_token);
+    assert_eq!(refused.status, 401, "no token");
+    assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
+    let wrong_token = authorized.replace(&token_line, "Authorization: Bearer wrong\r\n");
+    assert_eq!(answer(&wrong_token).status, 401, "a wrong token");
+    let foreign = authorized.replacen("\r\n", "\r\nOrigin: https://evil.example\r\n", 1);
+    assert_eq!(answer(&foreign).status, 403, "a foreign origin");
+
+    // Not a plain call: read by the front door, answered by rmcp behind the router.
+    let listed = answer(&post("/mcp", r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#));
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let reply: Value = serde_json::from_str(&listed.body).expect("JSON");
+    assert_eq!(
+        (reply["id"].clone(), reply["result"].clone()),
+        (8.into(), serde_json::json!({}))
     );
 }
 
