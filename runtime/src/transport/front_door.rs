@@ -21,7 +21,7 @@ use hyper::body::Incoming;
 use tower_service::Service;
 
 use crate::transport::in_flight;
-use crate::transport::ingress::Ingress;
+use crate::transport::ingress::{Ingress, PlainCallRefused};
 use crate::transport::security::HttpSecurity;
 
 /// What the front door of one server answers, and the router it hands the rest to.
@@ -35,10 +35,6 @@ pub(crate) struct FrontDoor {
     pub(crate) request_timeout: Duration,
     pub(crate) router: Router,
 }
-
-/// On a request the front door read but did not answer: the plain read already refused it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PlainCallRefused;
 
 impl FrontDoor {
     /// Whether the front door takes `request`: a POST to the streamable endpoint that the

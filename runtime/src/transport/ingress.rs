@@ -19,7 +19,6 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::transport::fast_path::StatelessAnswer;
-use crate::transport::front_door::PlainCallRefused;
 use crate::transport::in_flight::{self, InFlight};
 
 /// The endpoint's ingress: where POSTs are counted, the body limit, and the fast path (on a
@@ -29,6 +28,11 @@ pub(crate) struct Ingress {
     pub(crate) max_request_body_bytes: usize,
     pub(crate) fast: Option<Arc<dyn StatelessAnswer>>,
 }
+
+/// On a request the fast path's front door read but did not answer
+/// (crate::transport::front_door): its plain read already refused it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PlainCallRefused;
 
 /// The axum middleware: other methods (a GET's standalone event stream, a DELETE) are not
 /// calls and pass as they came.
