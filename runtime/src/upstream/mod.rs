@@ -4,6 +4,7 @@
 //! tool's timeout and the upstream's `timeout_ms`, cancelled upstream when the client
 //! cancels, and its output guarded like a local body's.
 
+mod child;
 mod connect;
 mod forward;
 mod handler;

@@ -514,7 +514,61 @@ async fn an_upstream_that_exits_at_start_is_reported_with_its_stderr() {
     let error = fetch_tools(spec).await.expect_err("it exits");
     let reason = error.to_string();
     assert!(
-        reason.contains("config error: API_KEY is not set") && reason.contains("exited"),
+        reason.contains("config error: API_KEY is not set")
+            && reason.contains("the process ended (exit status: 2)"),
         "{reason}"
     );
+}
+
+/// What an upstream's launcher starts goes with it: when the connection drops (here, because
+/// the launcher exited at start), the launcher's whole process group is killed, not only the
+/// process the manifest names.
+#[tokio::test]
+async fn a_failed_upstream_takes_its_process_group_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("server.pid");
+    // The "server" the launcher left behind keeps running on its own, its stdio elsewhere.
+    let script = format!(
+        "sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {}; echo 'no config' >&2; exit 3",
+        pid_file.display()
+    );
+    let args: &'static [&'static str] = leak(vec!["-c", leak(script.into_boxed_str())].into());
+    let spec: &'static UpstreamSpec = leak(Box::new(UpstreamSpec {
+        name: "launcher",
+        endpoint: EndpointSpec::Stdio {
+            command: "sh",
+            args,
+            cwd: None,
+            env: &[],
+        },
+        timeout_ms: 10_000,
+        max_restarts: 0,
+        backoff_ms: 10,
+        on_drift: OnDrift::Refuse,
+        protocol: UpstreamProtocol::default(),
+        forward: &[],
+        pins: &[],
+    }));
+    let reason = fetch_tools(spec).await.expect_err("it exits").to_string();
+    assert!(
+        reason.contains("no config") && reason.contains("the process ended (exit status: 3)"),
+        "{reason}"
+    );
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+    // Gone, or a zombie its new parent has not reaped yet: either way no longer running.
+    let running = || {
+        std::fs::read_to_string(&stat).is_ok_and(|stat| {
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while running() {
+        assert!(
+            Instant::now() < deadline,
+            "the launcher's server {pid} still runs"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
