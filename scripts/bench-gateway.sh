@@ -49,7 +49,8 @@ done
 venv=$(cd target && pwd -P)/bench-venv
 
 echo "== building (release)"
-cargo build --release --locked --quiet -p harness-bench --bin bench-bare --bin bench-stdio -p bench-gateway
+cargo build --release --locked --quiet -p harness-bench -p bench-gateway \
+    --bin bench-bare --bin bench-stdio --bin bench-gateway
 bin=$(pwd -P)/target/release
 # The gateway finds its upstream on PATH, as its manifest says.
 export PATH="$bin:$PATH"
@@ -119,10 +120,20 @@ open_session() {
     die "$name never answered echo: $reply $(tail -5 "$out/server.log")"
 }
 
-# CPU ticks of the server process group.
+# The server and every process under it: its children may lead process groups of their own
+# (the gateway starts each upstream in one).
+tree() {
+    local child
+    echo "$1"
+    for child in $(pgrep -P "$1" 2>/dev/null); do
+        tree "$child"
+    done
+}
+
+# CPU ticks of the server and everything under it.
 group_ticks() {
     local total=0 pid
-    for pid in $(pgrep -g "$server_pid" 2>/dev/null); do
+    for pid in $(tree "$server_pid"); do
         total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}' || echo 0)))
     done
     echo "$total"
