@@ -4,7 +4,8 @@
 # (harness: every guard and the audit record on, on the stateless fast path; harness-rmcp:
 # the same through rmcp's stateless service, `serve --rmcp-stateless`; bare-transport: the
 # bare tool behind the harness's HTTP layer; bare: plain rmcp; floor: bench-bare --floor, one
-# hand-rolled axum route and no MCP library) in stateless JSON mode, it
+# hand-rolled axum route and no MCP library; gateway: bench/gateway in front of bench-bare over
+# stdio, its own process only) in stateless JSON mode, it
 # counts the whole
 # process's instructions for WARM calls and for WARM+CALLS calls over one keep-alive
 # connection, and reports (difference / CALLS): start-up and shutdown cancel out.
@@ -37,7 +38,15 @@ echo "== building the benchmark servers (release, with line tables for symbols)"
 # Its own target dir: line tables change every crate's build hash.
 export CARGO_TARGET_DIR=target/callgrind-build
 CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release --locked --quiet -p harness-bench --bins
-bin=$CARGO_TARGET_DIR/release
+case " $servers " in
+*" gateway "*)
+    CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release --locked --quiet \
+        -p bench-gateway --bin bench-gateway
+    ;;
+esac
+bin=$(pwd -P)/$CARGO_TARGET_DIR/release
+# The gateway finds its upstream, bench-bare, on PATH (bench/gateway/harness.toml).
+export PATH="$bin:$PATH"
 
 # calls N: N sequential stateless tools/call of `echo` over one keep-alive connection.
 calls_client() {
@@ -49,16 +58,18 @@ body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
            "MCP-Protocol-Version": "2025-11-25"}
 deadline = time.monotonic() + 120
+# Until the server answers a call (a gateway answers /health before its upstream is up).
 while True:
     try:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        connection.request("GET", "/health")
-        connection.getresponse().read()
-        break
+        connection.request("POST", "/mcp", body, headers)
+        if b'"message":"hello"' in connection.getresponse().read():
+            break
     except OSError:
-        if time.monotonic() > deadline:
-            sys.exit("the server never answered /health")
-        time.sleep(0.2)
+        pass
+    if time.monotonic() > deadline:
+        sys.exit("the server never answered a call")
+    time.sleep(0.2)
 for _ in range(count):
     connection.request("POST", "/mcp", body, headers)
     reply = connection.getresponse().read()
@@ -77,6 +88,8 @@ run() {
     bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
     bare-transport) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --harness-transport --stateless) ;;
     floor) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --floor --stateless) ;;
+    # Only the gateway's own process is counted: its upstream child runs outside valgrind.
+    gateway) command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless) ;;
     *) echo "unknown server $name" >&2; exit 2 ;;
     esac
     rm -f "$out/audit.jsonl"
