@@ -248,7 +248,8 @@ fn new_makes_a_gateway_from_a_launch_line() {
     );
 }
 
-/// A server that fails to start: the user reads its stderr, and nothing is left behind.
+/// A server that fails to start: the user reads its stderr and its exit status, and nothing
+/// is left behind.
 #[test]
 fn new_with_an_upstream_that_fails_to_start_shows_its_stderr_and_leaves_nothing() {
     let clean = tempfile::tempdir().unwrap();
@@ -266,7 +267,8 @@ fn new_with_an_upstream_that_fails_to_start_shows_its_stderr_and_leaves_nothing(
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("fatal: GITHUB_TOKEN is not set") && stderr.contains("exited"),
+        stderr.contains("fatal: GITHUB_TOKEN is not set")
+            && stderr.contains("the process ended (exit status: 4)"),
         "{stderr}"
     );
     assert!(

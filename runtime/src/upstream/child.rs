@@ -4,7 +4,9 @@
 //! as `npx` or `uvx` started goes with it.
 //!
 //! rmcp's own `TokioChildProcess` owns and reaps its child, so an error could only say that
-//! the process had gone, not how; here the child is ours and rmcp gets its pipes.
+//! the process had gone, not how; here the child is ours and rmcp gets its pipes: its stdin
+//! whole, and of its stdout the lines that are not a plain `tools/call` reply, which are
+//! decoded here (crate::upstream::replies).
 
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -13,9 +15,12 @@ use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio::io::{AsyncWriteExt, DuplexStream};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::upstream::replies::{Lines, MAX_LINE, Read, plain_reply};
 
 /// How long a child gets to exit after its stdin closes (a server ends on EOF) before it is
 /// killed.
@@ -32,10 +37,15 @@ const TAIL_LINE_CHARS: usize = 300;
 /// floods its stderr cannot flood the log).
 const STDERR_LINES_PER_SECOND: u32 = 20;
 
-/// The connection's side of a child: rmcp's line transport over its stdin and stdout, and
-/// the guard that kills the child's group when the connection drops.
+/// The connection's side of a child: its stdout read here, rmcp's line transport writing to
+/// its stdin and reading the lines passed on to it, and the guard that kills the child's
+/// group when the connection drops.
 pub(crate) struct ChildTransport {
-    pipes: AsyncRwTransport<RoleClient, ChildStdout, ChildStdin>,
+    pipes: AsyncRwTransport<RoleClient, DuplexStream, ChildStdin>,
+    stdout: Lines<ChildStdout>,
+    /// Where the lines rmcp decodes go; `None` once the child's stdout has ended (rmcp's
+    /// reader then sees the end after the lines it has).
+    passed_on: Option<DuplexStream>,
     exit: watch::Receiver<Option<ExitStatus>>,
     _kill_on_drop: DropGuard,
 }
@@ -92,8 +102,12 @@ pub(crate) fn spawn(
     tokio::spawn(log_stderr(upstream, stderr, report.clone(), closed_sender));
     let dropped = CancellationToken::new();
     tokio::spawn(watch_exit(child, exit_sender, dropped.clone()));
+    // Room for two whole lines: one is passed on only after rmcp has read the one before.
+    let (passed_on, rmcp_reads) = tokio::io::duplex(2 * MAX_LINE);
     let transport = ChildTransport {
-        pipes: AsyncRwTransport::new(stdout, stdin),
+        pipes: AsyncRwTransport::new(rmcp_reads, stdin),
+        stdout: Lines::new(stdout),
+        passed_on: Some(passed_on),
         exit,
         _kill_on_drop: dropped.drop_guard(),
     };
@@ -150,8 +164,37 @@ impl Transport<RoleClient> for ChildTransport {
         self.pipes.send(item)
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.pipes.receive()
+    /// The next message: a plain `tools/call` reply decoded here, anything else by rmcp.
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let Some(passed_on) = self.passed_on.as_mut() else {
+                return self.pipes.receive().await;
+            };
+            // rmcp's reader first, so that a line passed on is read before the next comes.
+            tokio::select! {
+                biased;
+                message = self.pipes.receive() => return message,
+                read = self.stdout.next() => match read {
+                    Read::Line => {
+                        let line = self.stdout.line();
+                        let text = line.strip_suffix(b"\n").unwrap_or(line);
+                        let text = text.strip_suffix(b"\r").unwrap_or(text);
+                        if let Some(reply) = plain_reply(text) {
+                            return Some(reply);
+                        }
+                        // Never waits: the pipe has room for this line and the one before.
+                        if passed_on.write_all(line).await.is_err() {
+                            self.passed_on = None;
+                        }
+                    }
+                    Read::TooLong => tracing::error!(
+                        max_line_length = MAX_LINE,
+                        "Incoming message exceeded the maximum line length, discarding it"
+                    ),
+                    Read::End => self.passed_on = None,
+                },
+            }
+        }
     }
 
     /// Closes the child's stdin and gives it [`EXIT_ON_CLOSE`] to exit; the drop kills it if

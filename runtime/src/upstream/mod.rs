@@ -11,6 +11,7 @@ mod handler;
 mod link;
 mod listing;
 mod pins;
+mod replies;
 mod reply;
 mod request;
 mod rounds;
