@@ -80,6 +80,8 @@ step "images, progress, logging, elicitation and sampling on every transport, th
 # The conformance fixture has no tests of its own, so `cargo test` need not have built it.
 cargo build --locked --quiet -p conformance-fixture
 "$mcp_venv/bin/python" tests/python/test_protocol.py target/debug
+step "skills through FastMCP's client, which checks every file's size and digest"
+"$mcp_venv/bin/python" tests/python/test_skills.py target/debug
 step "the gateway in front of server-everything, through the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_gateway.py target/debug
 step "the read-only gateway in front of the seed's FastMCP server and server-filesystem"
