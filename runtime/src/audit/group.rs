@@ -51,10 +51,12 @@ struct Gathering {
     company: bool,
     /// Records written alone since a leader last waited for company.
     alone: u32,
-    /// The last batch whose write failed, and why.
+    /// The last batch whose write failed, and why. Only the last is kept: the waiters of an
+    /// older failed batch that look after a newer one failed read success, but each failure
+    /// is logged by its leader with the number of records it held.
     failed: Option<(u64, io::ErrorKind, String)>,
-    /// Batches written by leaders, and the records in them (for the tests and the benchmark
-    /// notes: how well records group).
+    /// Batches written by leaders, and the records in them (the tests read how well records
+    /// group).
     batches: u64,
     batched_records: u64,
 }
