@@ -5,6 +5,9 @@
 # upstream:
 #   direct-bare        bench-bare's echo over streamable HTTP (stateless JSON): no gateway;
 #   gateway-bare       the gateway (stateless JSON) -> bench-bare over stdio;
+#   gateway-bare-http  the gateway (stateless JSON) -> bench-bare over streamable HTTP
+#                      (stateless JSON, port 8796, on the gateway's core; one kept-alive
+#                      connection pool, no handshake per call);
 #   fastmcp-proxy      FastMCP 4.2.3's proxy (create_proxy, under uvicorn) -> bench-bare over stdio;
 #   direct-everything  @modelcontextprotocol/server-everything's echo over streamable HTTP
 #                      (its own sessions);
@@ -59,13 +62,17 @@ results="$out/results.jsonl"
 : >"$results"
 
 server_pid=""
+# An upstream the gateway reaches over HTTP, started beside it (gateway-bare-http).
+upstream_pid=""
 stop_server() {
-    if [ -n "$server_pid" ]; then
+    local pid
+    for pid in $server_pid $upstream_pid; do
         # The whole process group: a gateway or proxy and its upstream child.
-        kill -- "-$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-        server_pid=""
-    fi
+        kill -- "-$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    server_pid=""
+    upstream_pid=""
 }
 trap stop_server EXIT
 
@@ -73,9 +80,14 @@ start_server() {
     local name=$1
     case $name in
     direct-bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
-    gateway-bare | gateway-everything)
+    gateway-bare | gateway-everything | gateway-bare-http)
         command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --stateless
             --audit-path "$out/audit.jsonl")
+        if [ "$name" = gateway-bare-http ]; then
+            setsid taskset -c "$server_cpu" "$bin/bench-bare" http --bind 127.0.0.1:8796 \
+                --stateless >"$out/upstream.log" 2>&1 &
+            upstream_pid=$!
+        fi
         ;;
     fastmcp-proxy)
         command=("$venv/bin/uvicorn" --app-dir bench/load fastmcp_proxy:app --host 127.0.0.1
@@ -88,7 +100,13 @@ start_server() {
 }
 
 # The tool each server calls `echo`, and whether the run needs a session.
-tool_of() { case $1 in gateway-everything) echo everything_echo ;; *) echo echo ;; esac; }
+tool_of() {
+    case $1 in
+    gateway-everything) echo everything_echo ;;
+    gateway-bare-http) echo echo_http ;;
+    *) echo echo ;;
+    esac
+}
 
 post() { # post BODY [SESSION]
     local session_header=()
@@ -130,10 +148,10 @@ tree() {
     done
 }
 
-# CPU ticks of the server and everything under it.
+# CPU ticks of the server and everything under it (and of an upstream started beside it).
 group_ticks() {
     local total=0 pid
-    for pid in $(tree "$server_pid"); do
+    for pid in $(tree "$server_pid") ${upstream_pid:+$(tree "$upstream_pid")}; do
         total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13}' || echo 0)))
     done
     echo "$total"

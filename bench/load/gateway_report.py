@@ -30,6 +30,8 @@ p50 = ratio("gateway-bare", "direct-bare-stdio", 1, "p50_us")
 if p50: print(f"- gateway over bench-bare on stdio with no gateway, 1 connection: p50 x{p50:.2f}")
 p50 = ratio("gateway-bare", "direct-bare", 1, "p50_us")
 if p50: print(f"- gateway over direct, bench-bare, 1 connection: p50 x{p50:.2f}")
+p50 = ratio("gateway-bare-http", "direct-bare", 1, "p50_us")
+if p50: print(f"- gateway over direct, bench-bare over streamable HTTP upstream, 1 connection: p50 x{p50:.2f}")
 for c in (16, 1):
     t = ratio("gateway-bare", "fastmcp-proxy", c, "requests_per_second")
     if t: print(f"- gateway over FastMCP's proxy, bench-bare upstream, {c} connections: throughput x{t:.1f} (goal at least x10)")
