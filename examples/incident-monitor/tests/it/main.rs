@@ -17,6 +17,7 @@ mod generated {
 #[path = "../../src/tools/mod.rs"]
 mod tools;
 
+mod audit;
 mod bundle;
 mod cli;
 mod e2e;
