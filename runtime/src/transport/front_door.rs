@@ -21,7 +21,7 @@ use hyper::body::Incoming;
 use tower_service::Service;
 
 use crate::transport::in_flight;
-use crate::transport::ingress::{Ingress, PlainCallRefused};
+use crate::transport::ingress::{Ingress, PlainCallRefused, Read};
 use crate::transport::security::HttpSecurity;
 
 /// What the front door of one server answers, and the router it hands the rest to.
@@ -65,21 +65,12 @@ impl FrontDoor {
     }
 
     async fn answer_in_time(&self, request: Request<Incoming>) -> Response<Body> {
-        let ingress = &self.ingress;
-        let running = ingress.in_flight.enter();
+        let running = self.ingress.in_flight.enter();
         let (mut parts, body) = request.into_parts();
-        let bytes =
-            match crate::transport::duplicate_keys::read_body(body, ingress.max_request_body_bytes)
-                .await
-            {
-                Ok(bytes) => bytes,
-                Err(refused) => return in_flight::counted(refused, running),
-            };
-        if let Some(fast) = &ingress.fast
-            && let Some(answer) = fast.answer_plain_call(&parts, &bytes)
-        {
-            return in_flight::counted(answer.await, running);
-        }
+        let bytes = match self.ingress.read(&parts, body, true).await {
+            Read::Answered(answer) => return in_flight::counted(answer, running),
+            Read::Body(bytes) => bytes,
+        };
         parts.extensions.insert(PlainCallRefused);
         let request = Request::from_parts(parts, Body::from(bytes));
         // The router is always ready (axum's `poll_ready` is), so it is called directly.

@@ -12,9 +12,10 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::Method;
+use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -46,22 +47,13 @@ pub(crate) async fn admit(ingress: Arc<Ingress>, request: Request, next: Next) -
 
 async fn answer_post(ingress: &Ingress, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
-    let bytes =
-        match crate::transport::duplicate_keys::read_body(body, ingress.max_request_body_bytes)
-            .await
-        {
-            Ok(bytes) => bytes,
-            Err(refused) => return refused,
-        };
-    // The commonest request first: a plain call is read with a check for repeated argument
-    // keys of its own, so it needs no marking pass; whatever it refuses is marked below. (A
-    // request the front door passed on was refused already, crate::transport::front_door.)
-    if let Some(fast) = &ingress.fast
-        && parts.extensions.get::<PlainCallRefused>().is_none()
-        && let Some(answer) = fast.answer_plain_call(&parts, &bytes)
-    {
-        return answer.await;
-    }
+    // A request the front door passed on was refused by the plain read already
+    // (crate::transport::front_door).
+    let try_plain = parts.extensions.get::<PlainCallRefused>().is_none();
+    let bytes = match ingress.read(&parts, body, try_plain).await {
+        Read::Answered(answer) => return answer,
+        Read::Body(bytes) => bytes,
+    };
     let bytes = crate::transport::duplicate_keys::marked(&mut parts, bytes);
     if let Some(answer) = ingress
         .fast
@@ -72,4 +64,39 @@ async fn answer_post(ingress: &Ingress, request: Request, next: Next) -> Respons
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
+}
+
+/// What [`Ingress::read`] made of a POST's body.
+pub(crate) enum Read {
+    /// Answered already: refused (too large, a batch), or a plain call answered.
+    Answered(Response),
+    /// The body, for what comes next.
+    Body(Bytes),
+}
+
+impl Ingress {
+    /// Reads a POST's body within the limit, refuses a batch, and (with `try_plain`, on a
+    /// server with the fast path) answers a plain `tools/call`, which is read with a check
+    /// for repeated argument keys of its own and so needs no marking pass: the commonest
+    /// request first.
+    pub(crate) async fn read<B>(&self, parts: &Parts, body: B, try_plain: bool) -> Read
+    where
+        B: hyper::body::Body<Data = Bytes>,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let bytes =
+            match crate::transport::duplicate_keys::read_body(body, self.max_request_body_bytes)
+                .await
+            {
+                Ok(bytes) => bytes,
+                Err(refused) => return Read::Answered(refused),
+            };
+        if try_plain
+            && let Some(fast) = &self.fast
+            && let Some(answer) = fast.answer_plain_call(parts, &bytes)
+        {
+            return Read::Answered(answer.await);
+        }
+        Read::Body(bytes)
+    }
 }

@@ -488,18 +488,18 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
     );
 }
 
-/// An upstream that fails to start says why in its own words: the error quotes the end of
-/// its stderr and that it exited, rather than a bare closed connection.
-#[tokio::test]
-async fn an_upstream_that_exits_at_start_is_reported_with_its_stderr() {
-    let spec: &'static UpstreamSpec = leak(Box::new(UpstreamSpec {
-        name: "dies",
+/// A stdio upstream that is started once (no restart) with `args`, pinning nothing: what
+/// the start-up tests fetch from.
+fn stdio_upstream(
+    name: &'static str,
+    command: &'static str,
+    args: &'static [&'static str],
+) -> &'static UpstreamSpec {
+    leak(Box::new(UpstreamSpec {
+        name,
         endpoint: EndpointSpec::Stdio {
-            command: python(),
-            args: &[
-                "-c",
-                "import sys; sys.stderr.write('config error: API_KEY is not set\\n'); sys.exit(2)",
-            ],
+            command,
+            args,
             cwd: None,
             env: &[],
         },
@@ -510,7 +510,21 @@ async fn an_upstream_that_exits_at_start_is_reported_with_its_stderr() {
         protocol: UpstreamProtocol::default(),
         forward: &[],
         pins: &[],
-    }));
+    }))
+}
+
+/// An upstream that fails to start says why in its own words: the error quotes the end of
+/// its stderr and that it exited, rather than a bare closed connection.
+#[tokio::test]
+async fn an_upstream_that_exits_at_start_is_reported_with_its_stderr() {
+    let spec = stdio_upstream(
+        "dies",
+        python(),
+        &[
+            "-c",
+            "import sys; sys.stderr.write('config error: API_KEY is not set\\n'); sys.exit(2)",
+        ],
+    );
     let error = fetch_tools(spec).await.expect_err("it exits");
     let reason = error.to_string();
     assert!(
@@ -533,22 +547,7 @@ async fn a_failed_upstream_takes_its_process_group_with_it() {
         pid_file.display()
     );
     let args: &'static [&'static str] = leak(vec!["-c", leak(script.into_boxed_str())].into());
-    let spec: &'static UpstreamSpec = leak(Box::new(UpstreamSpec {
-        name: "launcher",
-        endpoint: EndpointSpec::Stdio {
-            command: "sh",
-            args,
-            cwd: None,
-            env: &[],
-        },
-        timeout_ms: 10_000,
-        max_restarts: 0,
-        backoff_ms: 10,
-        on_drift: OnDrift::Refuse,
-        protocol: UpstreamProtocol::default(),
-        forward: &[],
-        pins: &[],
-    }));
+    let spec = stdio_upstream("launcher", "sh", args);
     let reason = fetch_tools(spec).await.expect_err("it exits").to_string();
     assert!(
         reason.contains("no config") && reason.contains("the process ended (exit status: 3)"),
