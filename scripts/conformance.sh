@@ -15,9 +15,10 @@
 #     its tools only: the transport and lifecycle ones (the rest expect the fixture's tools,
 #     resources and prompts);
 #   - the fixture served through the gateway (examples/conformance-gateway: its content,
-#     error, progress, logging, sampling and elicitation tools pinned, the fixture a stdio
-#     child; its input-required tools from the same fixture spoken to at 2026-07-28), the
-#     tools and server-level scenarios at both revisions.
+#     error, progress, logging, sampling and elicitation tools, its prompts, resources and
+#     resource template pinned, the fixture a stdio child; its input-required tools from the
+#     same fixture spoken to at 2026-07-28), the tools, resources, prompts, completion and
+#     server-level scenarios at both revisions (subscriptions are not carried through).
 #   ./scripts/conformance.sh             # debug builds
 #   CONFORMANCE_SERVER=target/x86_64-unknown-linux-gnu/release/incident-monitor ./scripts/conformance.sh
 #                                        # the default server from a given binary (CI: the static one that ships)
@@ -150,7 +151,10 @@ for scenario in server-initialize logging-set-level ping tools-list tools-call-s
     tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content \
     tools-call-with-logging tools-call-error tools-call-with-progress tools-call-sampling \
     tools-call-elicitation server-sse-multiple-streams dns-rebinding-protection \
-    server-session-lifecycle server-sse-polling; do
+    server-session-lifecycle server-sse-polling resources-list resources-read-text \
+    resources-read-binary resources-templates-read prompts-list prompts-get-simple \
+    prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image \
+    completion-complete; do
     run_suite "gateway-2025-11-25-$scenario" "$gateway" "" gateway.yaml 1/1 --spec-version 2025-11-25 --scenario "$scenario"
 done
 for scenario in tools-list tools-call-simple-text tools-call-image tools-call-audio \
@@ -162,7 +166,10 @@ for scenario in tools-list tools-call-simple-text tools-call-image tools-call-au
     input-required-result-basic-list-roots input-required-result-request-state \
     input-required-result-multiple-input-requests input-required-result-multi-round \
     input-required-result-missing-input-response input-required-result-result-type \
-    input-required-result-tampered-state input-required-result-capability-check server-stateless; do
+    input-required-result-tampered-state input-required-result-capability-check server-stateless \
+    resources-list resources-read-text resources-read-binary resources-templates-read \
+    sep-2164-resource-not-found prompts-list prompts-get-simple prompts-get-with-args \
+    prompts-get-embedded-resource prompts-get-with-image completion-complete; do
     run_suite "gateway-2026-07-28-$scenario" "$gateway" "" gateway.yaml 1/1 --spec-version 2026-07-28 --scenario "$scenario"
 done
 exit $status

@@ -57,23 +57,25 @@ enum Command {
     },
     /// Print the JSON Schema of harness.toml (commit it as harness.schema.json).
     Schema,
-    /// Read the tools of the upstream NAME (an [[upstreams]] entry) and pin them as [[tools]]
-    /// entries in the manifest, keeping its comments and order.
+    /// Read what the upstream NAME (an [[upstreams]] entry) offers and pin it in the manifest,
+    /// keeping its comments and order: tools as [[tools]], prompts as [[prompts]], resources as
+    /// [[resources]], resource templates as [[resource_templates]].
     Import {
         /// The upstream's name in the manifest.
         name: String,
         /// The manifest.
         #[arg(long, default_value = "harness.toml")]
         manifest: PathBuf,
-        /// Only these tools, by the upstream's names (comma-separated); the command fails when
-        /// one of them is not imported. Without it (or --all), only the tools the upstream
-        /// annotates as read-only.
+        /// Only these, by the upstream's names (comma-separated: tools and prompts by name,
+        /// resources by URI, templates by URI template); the command fails when one of them is
+        /// not imported. Without it (or --all), only the tools the upstream annotates as
+        /// read-only, and every prompt, resource and template.
         #[arg(long, value_delimiter = ',', conflicts_with = "all")]
         tools: Option<Vec<String>>,
         /// Every tool the upstream offers, write tools included.
         #[arg(long)]
         all: bool,
-        /// Replace the pin of a tool whose live definition drifted (nothing else of its entry).
+        /// Replace the pin of an entry whose live definition drifted (nothing else of it).
         #[arg(long)]
         update_pins: bool,
         /// Print the report and the manifest's diff; write nothing.

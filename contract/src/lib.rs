@@ -23,6 +23,7 @@ pub use guards::{RateLimitBackend, RateLimitScope, StoreUnreachable, TabularActi
 pub use tasks::TaskSupport;
 pub use transport::TransportKind;
 pub use upstream::{
-    ForwardedRequest, OnDrift, UpstreamProtocol, UpstreamTransport, definition_sha256,
+    ForwardedRequest, OnDrift, PinKind, UpstreamProtocol, UpstreamTransport, definition_sha256,
+    pin_sha256,
 };
 pub use verifier::FieldType;

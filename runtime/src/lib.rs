@@ -199,7 +199,7 @@ pub mod __private {
     pub use crate::spec::{AuthSpec, IntrospectionSpec};
     #[cfg(feature = "gateway")]
     pub use crate::spec::{
-        EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
+        EndpointSpec, ForwardedRequest, OnDrift, PinKind, PinSpec, UpstreamProtocol, UpstreamSpec,
     };
     pub use crate::spec::{FormQuestion, TaskSpec, TaskSupport};
     pub use crate::spec::{IdempotencySpec, WriteSpec};

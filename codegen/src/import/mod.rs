@@ -1,9 +1,11 @@
-//! `harness-codegen import NAME` (feature `import`): reads the `tools/list` of the upstream
-//! the manifest names, and writes each tool as a pinned `[[tools]]` entry, editing
-//! `harness.toml` in place.
+//! `harness-codegen import NAME` (feature `import`): reads what the upstream the manifest
+//! names offers (its tools, prompts, resources and resource templates), and writes each as a
+//! pinned `[[tools]]`, `[[prompts]]`, `[[resources]]` or `[[resource_templates]]` entry,
+//! editing `harness.toml` in place.
 //!
-//! One concern per file: `spec` (the model's upstream as the runtime's spec), `fetch` (one
-//! `tools/list` through the runtime's client), `translate` (JSON Schema to the argument
+//! One concern per file: `spec` (the model's upstream as the runtime's spec), `fetch` (its
+//! lists, once, through the runtime's client), `catalog` (prompts, resources and templates:
+//! entries, pins, drift), `translate` (JSON Schema to the argument
 //! grammar, or the constructs it cannot say), `fallback` (the text of the schema file that
 //! keeps whole what the grammar cannot say), `poisoning` (the description audit), `entry` (a
 //! live definition as a manifest entry and its table), `edit` (the `toml_edit` document),
@@ -22,6 +24,7 @@
 //! again from disk after writing.
 
 mod cargo_features;
+mod catalog;
 mod diff;
 mod edit;
 mod entry;
@@ -46,6 +49,7 @@ pub use self::selection::Selection;
 
 use std::path::{Path, PathBuf};
 
+pub use harness_runtime::upstream::Offered;
 use serde_json::Value;
 
 /// What to import, from where, into which manifest.
@@ -82,8 +86,8 @@ pub fn import(request: &ImportRequest) -> Result<ImportReport, ImportError> {
     let manifest = Manifest::read(&request.manifest)?;
     let model = plan::load(&manifest.source, &manifest.name, &manifest.base_dir)?;
     let upstream = plan::find_upstream(&model, &request.upstream, &manifest.name)?;
-    let live = fetch::fetch(spec::leak(upstream))?;
-    finish(request, &manifest, &live)
+    let offered = fetch::fetch(spec::leak(upstream))?;
+    finish(request, &manifest, &offered)
 }
 
 /// [`import`] with the upstream's `tools/list` entries given (as JSON), for callers that
@@ -92,7 +96,19 @@ pub fn import_definitions(
     request: &ImportRequest,
     live: &[Value],
 ) -> Result<ImportReport, ImportError> {
-    finish(request, &Manifest::read(&request.manifest)?, live)
+    let offered = Offered {
+        tools: live.to_vec(),
+        ..Offered::default()
+    };
+    import_offered(request, &offered)
+}
+
+/// [`import`] with everything the upstream offers given (each list's entries as JSON).
+pub fn import_offered(
+    request: &ImportRequest,
+    offered: &Offered,
+) -> Result<ImportReport, ImportError> {
+    finish(request, &Manifest::read(&request.manifest)?, offered)
 }
 
 /// The manifest as read.
@@ -123,7 +139,7 @@ impl Manifest {
 fn finish(
     request: &ImportRequest,
     manifest: &Manifest,
-    live: &[Value],
+    offered: &Offered,
 ) -> Result<ImportReport, ImportError> {
     let target = join::Target {
         source: &manifest.source,
@@ -133,7 +149,7 @@ fn finish(
         selection: &request.tools,
         update_pins: request.update_pins,
     };
-    let planned = plan::plan(&target, live)?;
+    let planned = plan::plan(&target, offered)?;
     let manifest_changed = planned.source != manifest.source;
     let staged = planned.staging.files();
     let invalid = |what| move |errors: String| ImportError::Invalid { what, errors };
@@ -187,8 +203,10 @@ fn finish(
     let mut report = ImportReport {
         upstream: request.upstream.clone(),
         manifest: manifest.name.clone(),
-        offered: live.len(),
+        offered: offered.tools.len(),
         tools: planned.tools,
+        offered_catalog: offered.prompts.len() + offered.resources.len() + offered.templates.len(),
+        catalog: planned.catalog,
         manifest_diff: diff::unified(
             &manifest.source,
             &planned.source,

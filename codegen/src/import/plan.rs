@@ -10,7 +10,10 @@ use std::path::Path;
 use serde_json::Value;
 use toml_edit::DocumentMut;
 
+use harness_runtime::upstream::Offered;
+
 use crate::builder;
+use crate::import::catalog;
 use crate::import::diff::{definition_view, unified};
 use crate::import::edit::{self, BoundTool};
 use crate::import::entry::{Entry, entry, table};
@@ -23,10 +26,11 @@ use crate::import::staging::Staging;
 use crate::model::{Model, UpstreamModel};
 
 /// The edited manifest text, the schema files to write with it, and what happened to each
-/// tool.
+/// tool, and to each prompt, resource and template.
 pub(crate) struct Plan {
     pub(crate) source: String,
     pub(crate) tools: Vec<ToolReport>,
+    pub(crate) catalog: Vec<ToolReport>,
     pub(crate) staging: Staging,
 }
 
@@ -53,8 +57,9 @@ pub(crate) fn find_upstream<'m>(
         })
 }
 
-/// Plans the import of `live` (the upstream's `tools/list` entries as JSON) into the target.
-pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportError> {
+/// Plans the import of what the upstream offers into the target.
+pub(crate) fn plan(target: &Target<'_>, offered: &Offered) -> Result<Plan, ImportError> {
+    let live = offered.tools.as_slice();
     let model = load(target.source, target.name, target.base_dir)?;
     find_upstream(&model, target.upstream, target.name)?;
     let mut doc: DocumentMut = target
@@ -90,7 +95,13 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
         reports.push(report);
     }
     for asked in named.into_iter().flatten() {
-        if !live.iter().any(|tool| &live_name(tool) == asked) {
+        let offers = |kind: harness_contract::PinKind| {
+            offered
+                .of(kind)
+                .iter()
+                .any(|definition| kind.name_of(definition) == Some(asked.as_str()))
+        };
+        if !harness_contract::PinKind::ALL.iter().copied().any(offers) {
             reports.push(plain(asked, Outcome::NotOffered));
         }
     }
@@ -104,9 +115,11 @@ pub(crate) fn plan(target: &Target<'_>, live: &[Value]) -> Result<Plan, ImportEr
             }
         }
     }
+    let catalog = catalog::plan(&mut doc, &staging, target, offered)?;
     Ok(Plan {
         source: doc.to_string(),
         tools: reports,
+        catalog,
         staging,
     })
 }

@@ -17,6 +17,11 @@ pub struct ImportReport {
     pub offered: usize,
     /// One entry per tool considered, in the upstream's order, then pins it no longer offers.
     pub tools: Vec<ToolReport>,
+    /// How many prompts, resources and resource templates the upstream offered.
+    pub offered_catalog: usize,
+    /// One entry per prompt, resource and template considered (named `prompt NAME`,
+    /// `resource URI`, `resource template TEMPLATE`), then pins it no longer offers.
+    pub catalog: Vec<ToolReport>,
     /// A unified diff of the manifest before and after (empty when nothing changed).
     pub manifest_diff: String,
     /// Whether the manifest file was rewritten (never with `--dry-run`).
@@ -131,6 +136,11 @@ pub enum Outcome {
         /// Why: a write tool, a destructive hint, no annotation.
         why: String,
     },
+    /// Not imported: the gateway does not carry what it is.
+    NotCarried {
+        /// What it is, and what the gateway does instead.
+        why: &'static str,
+    },
 }
 
 impl ImportReport {
@@ -154,23 +164,29 @@ impl ImportReport {
     /// Whether the user must act: a drift not accepted, a pinned tool gone, a schema file
     /// import will not overwrite, or a tool asked for with `--tools` that was not imported. The command then exits with failure.
     pub fn needs_attention(&self) -> bool {
-        self.tools.iter().any(|tool| match tool.outcome {
-            Outcome::Drifted { updated, .. } => !updated,
-            Outcome::Missing | Outcome::NotOffered | Outcome::SchemaFileTaken { .. } => true,
-            Outcome::Unsupported { .. } | Outcome::Collision | Outcome::Invalid { .. } => {
-                self.asked_for_tools
-            }
-            Outcome::Added { .. }
-            | Outcome::AddedWithSchemaFile { .. }
-            | Outcome::Unchanged
-            | Outcome::LeftOut { .. } => false,
-        })
+        self.tools
+            .iter()
+            .chain(&self.catalog)
+            .any(|tool| match tool.outcome {
+                Outcome::Drifted { updated, .. } => !updated,
+                Outcome::Missing | Outcome::NotOffered | Outcome::SchemaFileTaken { .. } => true,
+                Outcome::Unsupported { .. } | Outcome::Collision | Outcome::Invalid { .. } => {
+                    self.asked_for_tools
+                }
+                Outcome::Added { .. }
+                | Outcome::AddedWithSchemaFile { .. }
+                | Outcome::Unchanged
+                | Outcome::LeftOut { .. }
+                | Outcome::NotCarried { .. } => false,
+            })
     }
 
-    /// The tools with this outcome kind, by name (for tests and summaries).
+    /// The tools, prompts, resources and templates with this outcome kind, by name (for tests
+    /// and summaries).
     pub fn names(&self, matches: impl Fn(&Outcome) -> bool) -> Vec<&str> {
         self.tools
             .iter()
+            .chain(&self.catalog)
             .filter(|tool| matches(&tool.outcome))
             .map(|tool| tool.name.as_str())
             .collect()
@@ -316,6 +332,7 @@ impl fmt::Display for ToolReport {
                 f,
                 "- {name}: left out: {why}; name it with --tools (or pass --all) to pin it"
             )?,
+            Outcome::NotCarried { why } => writeln!(f, "- {name}: not imported: {why}")?,
         }
         for (place, audit) in &self.audits {
             let changes = audit.changes();
@@ -352,6 +369,16 @@ impl fmt::Display for ImportReport {
         )?;
         for tool in &self.tools {
             write!(f, "{tool}")?;
+        }
+        if self.offered_catalog > 0 || !self.catalog.is_empty() {
+            writeln!(
+                f,
+                "and {} prompts, resources and resource templates offered:",
+                self.offered_catalog
+            )?;
+            for entry in &self.catalog {
+                write!(f, "{entry}")?;
+            }
         }
         if self.dry_run {
             if self.manifest_diff.is_empty() {

@@ -27,6 +27,13 @@ pub struct Resource {
     /// Clients may subscribe to it (`resources/subscribe`, 2025-11-25).
     #[serde(default)]
     pub subscribe: bool,
+    /// The `[[upstreams]]` entry that serves it: each read goes there, through the output
+    /// guards (instead of `text` or `file`); `uri` is the upstream's.
+    pub upstream: Option<String>,
+    /// sha256 of the upstream definition it was pinned from (`harness-codegen import` writes
+    /// it): the canonical JSON of its URI, name, title, description, MIME type and
+    /// annotations.
+    pub pin_sha256: Option<String>,
 }
 
 /// A family of resources named by an RFC 6570 URI template, read by a body in
@@ -53,6 +60,13 @@ pub struct ResourceTemplate {
     /// `src/resources/<name>.rs`; an enum variable completes from its members without one.
     #[serde(default)]
     pub complete: Vec<String>,
+    /// The `[[upstreams]]` entry that serves it: a URI it matches is read there (no body of
+    /// its own) and its variables are completed there; `uri_template` is the upstream's.
+    pub upstream: Option<String>,
+    /// sha256 of the upstream definition it was pinned from (`harness-codegen import` writes
+    /// it): the canonical JSON of its URI template, name, title, description, MIME type and
+    /// annotations.
+    pub pin_sha256: Option<String>,
 }
 
 /// One prompt: strictly validated arguments, and messages from the manifest or computed by a
@@ -81,6 +95,16 @@ pub struct Prompt {
     /// `src/prompts/<name>.rs`; an enum argument completes from its members without one.
     #[serde(default)]
     pub complete: Vec<String>,
+    /// The `[[upstreams]]` entry that serves it: `prompts/get` goes there with the arguments
+    /// validated here, and its messages come back through the output guards (no `messages`,
+    /// no body); its arguments are completed there.
+    pub upstream: Option<String>,
+    /// The upstream's own name for the prompt, where the manifest renames it (default:
+    /// `name`).
+    pub upstream_prompt: Option<String>,
+    /// sha256 of the upstream definition it was pinned from (`harness-codegen import` writes
+    /// it): the canonical JSON of its name, title, description and arguments.
+    pub pin_sha256: Option<String>,
 }
 
 /// Who speaks a prompt message.

@@ -349,3 +349,30 @@ fn array_type(
         max_items: constraints.max_items,
     })
 }
+
+/// Variables or arguments in the argument grammar, all required and of the scalar kinds
+/// `allowed` names.
+pub(crate) fn scalar_fields(
+    arguments: &[Argument],
+    path: &ManifestPath,
+    prefix: Option<&str>,
+    allowed: &[ArgType],
+    type_names: &mut TypeNames<'_>,
+    errors: &ErrorSink<'_>,
+) -> Option<Vec<FieldModel>> {
+    for (index, argument) in arguments.iter().enumerate() {
+        if !allowed.contains(&argument.ty) {
+            let names: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+            errors.report(
+                Diagnostic::value(
+                    path.index(index).key("type"),
+                    format!("type {} is not allowed here", argument.ty),
+                )
+                .label("not a scalar this can carry")
+                .help(format!("use one of: {}", names.join(", "))),
+            );
+        }
+    }
+    let fields = fields(arguments, path, prefix, type_names, errors)?;
+    Some(fields)
+}

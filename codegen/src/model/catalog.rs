@@ -10,13 +10,16 @@ use harness_contract::uri_template::{TemplateError, UriTemplate};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
-use crate::manifest::{self, Manifest, Role};
+use crate::manifest::{self, Manifest};
 use crate::manifest_path::ManifestPath;
-use crate::model::arguments::fields;
+use crate::model::arguments::scalar_fields;
+use crate::model::completion::{CompletionModel, completion};
 use crate::model::guards::is_uri_scheme;
-use crate::model::input_files::{read_bytes, read_text};
+use crate::model::input_files::read_bytes;
 use crate::model::names::{TypeNames, rust_names};
-use crate::model::types::{FieldModel, Presence, TypeModel};
+use crate::model::prompts::PromptModel;
+use crate::model::types::{FieldModel, Presence};
+use crate::model::upstreams::{Served, UpstreamBinding, bind};
 
 /// Everything besides tools, validated.
 #[derive(Debug, Clone, Default)]
@@ -58,6 +61,8 @@ pub enum ContentModel {
     Text(String),
     /// Bytes, as base64, and their length.
     Blob(String, u64),
+    /// Read from the upstream that serves it, at every read.
+    Upstream,
 }
 
 /// One `[[resources]]` entry.
@@ -77,6 +82,8 @@ pub struct ResourceModel {
     pub content: ContentModel,
     /// Subscribable.
     pub subscribe: bool,
+    /// The upstream that serves it.
+    pub upstream: Option<UpstreamBinding>,
 }
 
 /// One `[[resource_templates]]` entry.
@@ -102,101 +109,8 @@ pub struct TemplateModel {
     pub variables: Vec<FieldModel>,
     /// The variables a completion body completes, and that body's trait.
     pub completion: Option<CompletionModel>,
-}
-
-/// A completion body: the arguments or variables it completes and its trait.
-#[derive(Debug, Clone)]
-pub struct CompletionModel {
-    /// The names it completes, in manifest order.
-    pub names: Vec<String>,
-    /// The body trait.
-    pub trait_name: String,
-}
-
-/// One prompt message's content.
-#[derive(Debug, Clone)]
-pub enum MessageModel {
-    /// Text (inline or from a template file).
-    Text(Role, String),
-    /// An image: base64 and MIME type.
-    Image(Role, String, String),
-    /// An embedded text resource: URI, MIME type, text.
-    Resource(Role, String, String, String),
-}
-
-/// One `[[prompts]]` entry.
-#[derive(Debug, Clone)]
-pub struct PromptModel {
-    /// Name.
-    pub name: String,
-    /// Display name.
-    pub title: Option<String>,
-    /// Description.
-    pub description: String,
-    /// The arguments struct.
-    pub args_type: String,
-    /// Its arguments.
-    pub args: Vec<FieldModel>,
-    /// Its messages (none when a body computes them).
-    pub messages: Vec<MessageModel>,
-    /// Body module (`snake_case`), for a body and a completion body.
-    pub module: String,
-    /// The body trait, when a body computes the messages.
-    pub body_trait: Option<String>,
-    /// The arguments a completion body completes, and that body's trait.
-    pub completion: Option<CompletionModel>,
-}
-
-/// The completion values of each enum field, by name.
-pub fn completions(fields: &[FieldModel]) -> Vec<(String, Vec<String>)> {
-    fields
-        .iter()
-        .filter_map(|field| match &field.ty {
-            TypeModel::Enum { variants, .. } => Some((
-                field.name.clone(),
-                variants.iter().map(|(value, _)| value.clone()).collect(),
-            )),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The completion body of `complete` (names of `fields`), or `None` when the list is empty;
-/// a name that is not a field, an enum field (it completes from its members) or a repeat is
-/// a located error.
-fn completion(
-    complete: &[String],
-    fields: &[FieldModel],
-    trait_name: String,
-    path: &ManifestPath,
-    errors: &ErrorSink<'_>,
-) -> Option<CompletionModel> {
-    let mut names: Vec<String> = Vec::new();
-    for (index, name) in complete.iter().enumerate() {
-        let at = path.index(index);
-        match fields.iter().find(|field| &field.name == name) {
-            None => {
-                let known: Vec<&str> = fields.iter().map(|field| field.name.as_str()).collect();
-                errors.report(
-                    Diagnostic::value(at, format!("`{name}` is not one of its arguments"))
-                        .label("unknown")
-                        .help(format!("complete names declared arguments: {known:?}")),
-                );
-            }
-            Some(field) if matches!(field.ty, TypeModel::Enum { .. }) => errors.report(
-                Diagnostic::value(at, format!("`{name}` is an enum"))
-                    .label("already completed")
-                    .help("an enum completes from its members; remove it from `complete`"),
-            ),
-            Some(_) if names.contains(name) => errors.report(
-                Diagnostic::value(at, format!("`{name}` is listed twice"))
-                    .label("repeated")
-                    .help("list each name once"),
-            ),
-            Some(_) => names.push(name.clone()),
-        }
-    }
-    (!complete.is_empty()).then_some(CompletionModel { names, trait_name })
+    /// The upstream that serves it (it then has no body: reads and completions go there).
+    pub upstream: Option<UpstreamBinding>,
 }
 
 /// Whether a MIME type's content is text.
@@ -258,8 +172,21 @@ pub(crate) fn build(
             &path.key("uri"),
             errors,
         );
+        let upstream = bind(
+            Served {
+                what: "resource",
+                upstream: resource.upstream.as_deref(),
+                renamed: None,
+                pin_sha256: resource.pin_sha256.as_deref(),
+                local_name: &resource.uri,
+            },
+            &path,
+            &manifest.upstreams,
+            errors,
+        );
         let content = match (&resource.text, &resource.file) {
-            (Some(text), None) => Some(ContentModel::Text(text.clone())),
+            (None, None) if resource.upstream.is_some() => Some(ContentModel::Upstream),
+            (Some(text), None) if resource.upstream.is_none() => Some(ContentModel::Text(text.clone())),
             (None, Some(file)) => read_bytes(base_dir, file, &path.key("file"), inputs, errors).and_then(|bytes| {
                 if is_text_mime(&resource.mime_type) {
                     match String::from_utf8(bytes) {
@@ -274,6 +201,10 @@ pub(crate) fn build(
                     Some(ContentModel::Blob(base64::engine::general_purpose::STANDARD.encode(bytes), length))
                 }
             }),
+            _ if resource.upstream.is_some() => {
+                errors.report(Diagnostic::key(path.clone(), "a resource an upstream serves has no `text` or `file`").label("content").help("each read goes to the upstream: remove `text` and `file`, or remove `upstream`"));
+                None
+            }
             _ => {
                 errors.report(Diagnostic::key(path.clone(), "a resource needs exactly one of `text` and `file`").label("content").help("text = \"...\" for inline text, file = \"path\" for a file beside the manifest"));
                 None
@@ -288,6 +219,7 @@ pub(crate) fn build(
                 mime_type: resource.mime_type.clone(),
                 content,
                 subscribe: resource.subscribe,
+                upstream,
             });
         }
     }
@@ -299,6 +231,7 @@ pub(crate) fn build(
             self::template(
                 template,
                 &ManifestPath::root().key("resource_templates").index(index),
+                &manifest.upstreams,
                 type_names,
                 errors,
             )
@@ -309,10 +242,11 @@ pub(crate) fn build(
         .iter()
         .enumerate()
         .filter_map(|(index, prompt)| {
-            self::prompt(
+            crate::model::prompts::prompt(
                 prompt,
                 &ManifestPath::root().key("prompts").index(index),
                 base_dir,
+                &manifest.upstreams,
                 inputs,
                 type_names,
                 errors,
@@ -357,39 +291,35 @@ pub(crate) fn build(
     }
 }
 
-/// Variables or arguments in the argument grammar, all required and of the scalar kinds
-/// `allowed` names.
-pub(crate) fn scalar_fields(
-    arguments: &[manifest::Argument],
-    path: &ManifestPath,
-    prefix: Option<&str>,
-    allowed: &[manifest::ArgType],
-    type_names: &mut TypeNames<'_>,
-    errors: &ErrorSink<'_>,
-) -> Option<Vec<FieldModel>> {
-    for (index, argument) in arguments.iter().enumerate() {
-        if !allowed.contains(&argument.ty) {
-            let names: Vec<String> = allowed.iter().map(ToString::to_string).collect();
-            errors.report(
-                Diagnostic::value(
-                    path.index(index).key("type"),
-                    format!("type {} is not allowed here", argument.ty),
-                )
-                .label("not a scalar this can carry")
-                .help(format!("use one of: {}", names.join(", "))),
-            );
-        }
-    }
-    let fields = fields(arguments, path, prefix, type_names, errors)?;
-    Some(fields)
-}
-
 fn template(
     template: &manifest::ResourceTemplate,
     path: &ManifestPath,
+    upstreams: &[manifest::Upstream],
     type_names: &mut TypeNames<'_>,
     errors: &ErrorSink<'_>,
 ) -> Option<TemplateModel> {
+    let upstream = bind(
+        Served {
+            what: "resource template",
+            upstream: template.upstream.as_deref(),
+            renamed: None,
+            pin_sha256: template.pin_sha256.as_deref(),
+            local_name: &template.uri_template,
+        },
+        path,
+        upstreams,
+        errors,
+    );
+    if template.upstream.is_some() && !template.complete.is_empty() {
+        errors.report(
+            Diagnostic::key(
+                path.key("complete"),
+                "`complete` on a template an upstream serves",
+            )
+            .label("the upstream completes its variables")
+            .help("remove it: every variable that is not an enum is completed by the upstream"),
+        );
+    }
     use manifest::ArgType::{Boolean, Enum, Integer, Number, String};
     let names = rust_names(&template.name, &path.key("name"), errors);
     let variables = scalar_fields(
@@ -428,7 +358,9 @@ fn template(
     let vars_type = format!("{camel}Vars");
     let trait_name = format!("{camel}Template");
     type_names.claim(&vars_type, &template.name, &path.key("name"));
-    type_names.claim(&trait_name, &template.name, &path.key("name"));
+    if upstream.is_none() {
+        type_names.claim(&trait_name, &template.name, &path.key("name"));
+    }
     let completion = completion(
         &template.complete,
         &variables,
@@ -450,6 +382,7 @@ fn template(
         mime_type: template.mime_type.clone(),
         variables,
         completion,
+        upstream,
     })
 }
 
@@ -487,114 +420,3 @@ fn template_expressions<'t>(
 
 const EXAMPLE: &str = "for example \"tickets://{id}/summary\"";
 const LEVEL_1_ONLY: &str = "only `{name}` expressions (letters, digits, `_`) separated by literal text are supported: operators (+ # . / ; ? &), prefixes (:3) and explode (*) would make matching a URI ambiguous";
-
-fn prompt(
-    prompt: &manifest::Prompt,
-    path: &ManifestPath,
-    base_dir: &Path,
-    inputs: &mut Vec<PathBuf>,
-    type_names: &mut TypeNames<'_>,
-    errors: &ErrorSink<'_>,
-) -> Option<PromptModel> {
-    use manifest::ArgType::{Enum, String};
-    let names = rust_names(&prompt.name, &path.key("name"), errors);
-    let args = scalar_fields(
-        &prompt.arguments,
-        &path.key("arguments"),
-        names.as_ref().map(|(_, camel)| camel.as_str()),
-        &[String, Enum],
-        type_names,
-        errors,
-    );
-    if prompt.body != prompt.messages.is_empty() {
-        let message = if prompt.body {
-            "a prompt has either `messages` or `body = true`, not both"
-        } else {
-            "a prompt needs `messages`, or `body = true` for messages a body computes"
-        };
-        errors.report(
-            Diagnostic::key(path.clone(), message)
-                .label("messages")
-                .help("messages = [{ role = \"user\", text = \"Summarize {topic}.\" }], or body = true and the body in src/prompts/"),
-        );
-    }
-    let mut messages = Vec::new();
-    for (index, message) in prompt.messages.iter().enumerate() {
-        let at = path.key("messages").index(index);
-        let role = message.role;
-        let given = [
-            message.text.is_some(),
-            message.template.is_some(),
-            message.image.is_some(),
-            message.resource.is_some(),
-        ];
-        if given.iter().filter(|given| **given).count() != 1 {
-            errors.report(
-                Diagnostic::key(
-                    at.clone(),
-                    "a message needs exactly one of `text`, `template`, `image` and `resource`",
-                )
-                .label("content")
-                .help("for example text = \"Summarize {topic}.\""),
-            );
-            continue;
-        }
-        if let Some(text) = &message.text {
-            messages.push(MessageModel::Text(role, text.clone()));
-        } else if let Some(file) = &message.template {
-            if let Some(text) = read_text(base_dir, file, &at.key("template"), inputs, errors) {
-                messages.push(MessageModel::Text(role, text));
-            }
-        } else if let Some(image) = &message.image {
-            if let Some(bytes) = read_bytes(
-                base_dir,
-                &image.file,
-                &at.key("image").key("file"),
-                inputs,
-                errors,
-            ) {
-                messages.push(MessageModel::Image(
-                    role,
-                    base64::engine::general_purpose::STANDARD.encode(bytes),
-                    image.mime_type.clone(),
-                ));
-            }
-        } else if let Some(resource) = &message.resource {
-            messages.push(MessageModel::Resource(
-                role,
-                resource.uri.clone(),
-                resource.mime_type.clone(),
-                resource.text.clone(),
-            ));
-        }
-    }
-    let args = args?;
-    let (module, camel) = names?;
-    let args_type = format!("{camel}PromptArgs");
-    type_names.claim(&args_type, &prompt.name, &path.key("name"));
-    let body_trait = prompt.body.then(|| format!("{camel}Prompt"));
-    if let Some(body_trait) = &body_trait {
-        type_names.claim(body_trait, &prompt.name, &path.key("name"));
-    }
-    let completion = completion(
-        &prompt.complete,
-        &args,
-        format!("{camel}PromptCompletion"),
-        &path.key("complete"),
-        errors,
-    );
-    if let Some(completion) = &completion {
-        type_names.claim(&completion.trait_name, &prompt.name, &path.key("name"));
-    }
-    Some(PromptModel {
-        name: prompt.name.clone(),
-        title: prompt.title.clone(),
-        description: prompt.description.clone(),
-        args_type,
-        args,
-        messages,
-        module,
-        body_trait,
-        completion,
-    })
-}

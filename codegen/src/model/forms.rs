@@ -9,7 +9,7 @@ use crate::error_sink::ErrorSink;
 use crate::ident;
 use crate::manifest::{self, ArgType};
 use crate::manifest_path::ManifestPath;
-use crate::model::catalog::scalar_fields;
+use crate::model::arguments::scalar_fields;
 use crate::model::names::TypeNames;
 use crate::model::types::FieldModel;
 

@@ -12,6 +12,7 @@ mod build;
 pub mod bundle;
 mod ca_file;
 pub mod catalog;
+pub mod completion;
 mod constraints;
 pub mod forms;
 pub mod guards;
@@ -19,6 +20,7 @@ pub(crate) mod http_edge;
 pub(crate) mod input_files;
 mod names;
 pub(crate) mod pinned_schema;
+pub mod prompts;
 pub mod results;
 pub mod server;
 pub mod skills;
@@ -32,15 +34,14 @@ pub mod write;
 
 pub use auth::AuthModel;
 pub use build::{Model, build};
-pub use catalog::{
-    CatalogModel, CompletionModel, ContentModel, MessageModel, PromptModel, ResourceModel,
-    TemplateModel,
-};
+pub use catalog::{CatalogModel, ContentModel, ResourceModel, TemplateModel};
+pub use completion::CompletionModel;
 pub use forms::FormModel;
 pub use guards::{
     DEFAULT_TABULAR, GuardPolicy, MIN_MAX_CHARS, RateLimitPolicy, RateLimitStoreModel,
 };
 pub use pinned_schema::DIALECT;
+pub use prompts::{MessageModel, PromptModel};
 pub use results::ResultModel;
 pub use server::{AuditModel, ServerModel, TransportModel};
 pub use skills::{SkillFile, SkillModel};

@@ -62,12 +62,12 @@ pub enum EndpointModel {
     },
 }
 
-/// What binds a tool to its upstream.
+/// What binds a tool, prompt, resource or resource template to its upstream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamBinding {
     /// Index into `Model::upstreams`.
     pub upstream: usize,
-    /// The upstream's name for the tool.
+    /// The upstream's name for it (a resource's URI, a template's URI template).
     pub remote_name: String,
     /// The pinned digest (lower-case hex sha256).
     pub pin_sha256: String,
@@ -343,21 +343,59 @@ pub(crate) fn binding(
     upstreams: &[manifest::Upstream],
     errors: &ErrorSink<'_>,
 ) -> Option<UpstreamBinding> {
-    let Some(name) = &tool.upstream else {
-        let stray = [
-            ("upstream_tool", tool.upstream_tool.is_some()),
-            ("pin_sha256", tool.pin_sha256.is_some()),
-        ];
-        for (key, _) in stray.into_iter().filter(|(_, set)| *set) {
+    bind(
+        Served {
+            what: "tool",
+            upstream: tool.upstream.as_deref(),
+            renamed: Some(("upstream_tool", tool.upstream_tool.as_deref())),
+            pin_sha256: tool.pin_sha256.as_deref(),
+            local_name: &tool.name,
+        },
+        path,
+        upstreams,
+        errors,
+    )
+}
+
+/// What a `[[tools]]`, `[[prompts]]`, `[[resources]]` or `[[resource_templates]]` entry says
+/// about the upstream that serves it.
+pub(crate) struct Served<'m> {
+    /// What the entry is, for messages: `tool`, `prompt`, `resource`, `resource template`.
+    pub(crate) what: &'static str,
+    /// `upstream`.
+    pub(crate) upstream: Option<&'m str>,
+    /// The key that renames it and its value (`upstream_tool`, `upstream_prompt`), where the
+    /// entry may be renamed; resources and templates keep the upstream's URI.
+    pub(crate) renamed: Option<(&'static str, Option<&'m str>)>,
+    /// `pin_sha256`.
+    pub(crate) pin_sha256: Option<&'m str>,
+    /// How this server publishes it (the upstream's name unless renamed).
+    pub(crate) local_name: &'m str,
+}
+
+/// The binding of an entry that names an upstream (`None` for a local one, which must not
+/// set a pin or a rename either): the upstream must exist and the pin be a sha256.
+pub(crate) fn bind(
+    served: Served<'_>,
+    path: &ManifestPath,
+    upstreams: &[manifest::Upstream],
+    errors: &ErrorSink<'_>,
+) -> Option<UpstreamBinding> {
+    let Some(name) = served.upstream else {
+        let renamed = served.renamed.and_then(|(key, value)| value.map(|_| key));
+        let stray = renamed
+            .into_iter()
+            .chain(served.pin_sha256.map(|_| "pin_sha256"));
+        for key in stray {
             errors.report(
                 Diagnostic::key(path.key(key), format!("`{key}` without `upstream`"))
-                    .label("only for a tool an upstream serves")
+                    .label(format!("only for a {} an upstream serves", served.what))
                     .help("add upstream = \"NAME\", or remove it"),
             );
         }
         return None;
     };
-    let Some(upstream) = upstreams.iter().position(|u| &u.name == name) else {
+    let Some(upstream) = upstreams.iter().position(|u| u.name == name) else {
         let known: std::collections::BTreeSet<&str> =
             upstreams.iter().map(|u| u.name.as_str()).collect();
         errors.report(
@@ -374,29 +412,33 @@ pub(crate) fn binding(
         );
         return None;
     };
-    let pin = tool.pin_sha256.clone().unwrap_or_default();
+    let pin = served.pin_sha256.unwrap_or_default();
     if pin.len() != 64 || !pin.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         errors.report(
             Diagnostic::value(
-                if tool.pin_sha256.is_some() {
+                if served.pin_sha256.is_some() {
                     path.key("pin_sha256")
                 } else {
                     path.key("upstream")
                 },
-                "an upstream tool needs `pin_sha256`: 64 lower-case hex digits",
+                format!(
+                    "an upstream {} needs `pin_sha256`: 64 lower-case hex digits",
+                    served.what
+                ),
             )
             .label("no pin")
-            .help("`harness-codegen import NAME` pins every tool it imports"),
+            .help("`harness-codegen import NAME` pins everything it imports"),
         );
         return None;
     }
     Some(UpstreamBinding {
         upstream,
-        remote_name: tool
-            .upstream_tool
-            .clone()
-            .unwrap_or_else(|| tool.name.clone()),
-        pin_sha256: pin,
+        remote_name: served
+            .renamed
+            .and_then(|(_, value)| value)
+            .unwrap_or(served.local_name)
+            .to_owned(),
+        pin_sha256: pin.to_owned(),
     })
 }
 

@@ -528,7 +528,9 @@ async fn server_everything_over_http() -> (ProcessGroup, u16) {
 
 #[tokio::test]
 async fn server_everything_over_its_streamable_http_is_an_upstream_with_the_same_pin() {
-    use harness_runtime::spec::{EndpointSpec, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec};
+    use harness_runtime::spec::{
+        EndpointSpec, OnDrift, PinKind, PinSpec, UpstreamProtocol, UpstreamSpec,
+    };
     use harness_runtime::upstream::{Reply, Upstreams};
 
     let (_child, port) = server_everything_over_http().await;
@@ -547,7 +549,8 @@ async fn server_everything_over_its_streamable_http_is_an_upstream_with_the_same
         protocol: UpstreamProtocol::V2025_11_25,
         forward: &[],
         pins: Box::leak(Box::new([PinSpec {
-            tool: "echo",
+            kind: PinKind::Tool,
+            name: "echo",
             remote_name: "echo",
             sha256: manifest_pin("echo"),
             schema: None,

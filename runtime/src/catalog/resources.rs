@@ -1,7 +1,7 @@
 //! `resources/list`, `resources/templates/list`, `resources/read` and subscriptions: static
-//! resources from the manifest, templates read by bodies, everything through the output
-//! guards, every read audited, an unknown URI answered with the specification's not-found
-//! error carrying the URI.
+//! resources from the manifest, templates read by bodies, resources an upstream serves read
+//! through the gateway, everything through the output guards, every read audited, an unknown
+//! URI answered with the specification's not-found error carrying the URI.
 
 use crate::catalog::part::Catalog;
 use harness_contract::uri_template::match_uri;
@@ -36,11 +36,44 @@ pub enum ResourceBody {
     Blob(Vec<u8>),
 }
 
-/// A `resources/read` whose URI matched a template: the generated dispatcher picks the body by
-/// [`TemplateRead::template`] and hands the read to [`Catalog::read_template`].
+/// What a read's body returns, as the content blocks of the resource read.
+pub trait ReadOutput {
+    /// The blocks of `uri`, whose MIME type is `mime_type` unless the output says otherwise.
+    fn into_blocks(self, uri: &str, mime_type: &str) -> Vec<Block>;
+}
+
+impl ReadOutput for ResourceBody {
+    fn into_blocks(self, uri: &str, mime_type: &str) -> Vec<Block> {
+        vec![match self {
+            Self::Text(text) => Block::EmbeddedText {
+                uri: uri.to_owned(),
+                mime_type: Some(mime_type.to_owned()),
+                text,
+            },
+            Self::Blob(bytes) => Block::EmbeddedBlob {
+                uri: uri.to_owned(),
+                mime_type: mime_type.to_owned(),
+                data: Binary::Bytes(bytes),
+            },
+        }]
+    }
+}
+
+/// Contents as they are, each naming its own URI and MIME type (an upstream's read).
+impl ReadOutput for Vec<Block> {
+    fn into_blocks(self, _uri: &str, _mime_type: &str) -> Vec<Block> {
+        self
+    }
+}
+
+/// A `resources/read` a body must answer: a URI a template matched, or a resource an upstream
+/// serves. The generated dispatcher picks the body by [`TemplateRead::index`] and hands the
+/// read to [`Catalog::read_template`].
 #[derive(Debug)]
 pub struct TemplateRead {
     index: usize,
+    name: &'static str,
+    mime_type: &'static str,
     uri: String,
     variables: JsonObject,
     began: Began,
@@ -48,8 +81,9 @@ pub struct TemplateRead {
 }
 
 impl TemplateRead {
-    /// The index of the matched template in the manifest's `[[resource_templates]]`.
-    pub fn template(&self) -> usize {
+    /// The index of what matched: in the manifest's `[[resource_templates]]` for
+    /// [`Resolved::Template`], in its `[[resources]]` for [`Resolved::Upstream`].
+    pub fn index(&self) -> usize {
         self.index
     }
 }
@@ -61,6 +95,8 @@ pub enum Resolved {
     Done(Result<ReadResourceResult, ErrorData>),
     /// A template's body must read it.
     Template(TemplateRead),
+    /// A resource an upstream serves: the gateway must read it.
+    Upstream(TemplateRead),
 }
 
 /// The text of a URI variable as the JSON its declared kind says, for the strict validator;
@@ -91,9 +127,11 @@ impl Catalog<'_> {
             .resources
             .iter()
             .map(|spec| {
-                let mut resource = Resource::new(spec.uri, spec.name)
-                    .with_mime_type(spec.mime_type)
-                    .with_size(spec.size);
+                let mut resource =
+                    Resource::new(spec.uri, spec.name).with_mime_type(spec.mime_type);
+                if !matches!(spec.content, ResourceContent::Upstream) {
+                    resource = resource.with_size(spec.size);
+                }
                 if let Some(title) = spec.title {
                     resource = resource.with_title(title);
                 }
@@ -144,8 +182,24 @@ impl Catalog<'_> {
         let uri = request.uri.as_str();
         let args = json!({ "uri": uri });
         let catalog = &self.server().catalog;
-        if let Some(spec) = catalog.resources.iter().find(|spec| spec.uri == uri) {
+        if let Some((index, spec)) = catalog
+            .resources
+            .iter()
+            .enumerate()
+            .find(|(_, spec)| spec.uri == uri)
+        {
             let block = match spec.content {
+                ResourceContent::Upstream => {
+                    return Resolved::Upstream(TemplateRead {
+                        index,
+                        name: spec.name,
+                        mime_type: spec.mime_type,
+                        uri: uri.to_owned(),
+                        variables: Map::new(),
+                        began,
+                        cancellation: context.ct.clone(),
+                    });
+                }
                 ResourceContent::Text(text) => Block::EmbeddedText {
                     uri: uri.to_owned(),
                     mime_type: Some(spec.mime_type.to_owned()),
@@ -176,6 +230,8 @@ impl Catalog<'_> {
                 .collect();
             return Resolved::Template(TemplateRead {
                 index,
+                name: template.name,
+                mime_type: template.mime_type,
                 uri: uri.to_owned(),
                 variables,
                 began,
@@ -197,10 +253,10 @@ impl Catalog<'_> {
         )))
     }
 
-    /// Runs a template's body on a matched read: variables validated strictly into `V`
-    /// first, then the body under the catalog's timeout with panics caught, then the output
-    /// guards; audited whatever happens.
-    pub async fn read_template<V, F, Fut>(
+    /// Runs a read's body (a template's, or the gateway's for an upstream resource):
+    /// variables validated strictly into `V` first, then the body under the catalog's timeout
+    /// with panics caught, then the output guards; audited whatever happens.
+    pub async fn read_template<V, F, Fut, O>(
         &self,
         read: TemplateRead,
         body: F,
@@ -208,10 +264,13 @@ impl Catalog<'_> {
     where
         V: FromArguments,
         F: FnOnce(V, String, CallContext) -> Fut,
-        Fut: Future<Output = Result<ResourceBody, ToolError>>,
+        Fut: Future<Output = Result<O, ToolError>>,
+        O: ReadOutput,
     {
         let TemplateRead {
-            index,
+            index: _,
+            name,
+            mime_type,
             uri,
             variables,
             began,
@@ -219,7 +278,6 @@ impl Catalog<'_> {
         } = read;
         let trace_id = began.trace_id.as_str();
         let args = json!({ "uri": uri });
-        let spec = &self.server().catalog.templates[index];
         let refuse =
             |refusal: Refusal| Err(self.refuse(refusal, READ, &uri, Some("uri"), &args, &began));
         let vars = match V::from_call(Some(&variables)) {
@@ -227,13 +285,13 @@ impl Catalog<'_> {
             Err(errors) => return refuse(Refusal::InvalidArguments(errors)),
         };
         let guards = &self.server().catalog.guards;
-        let context = CallContext::new(spec.name, trace_id.to_owned(), cancellation.clone());
+        let context = CallContext::new(name, trace_id.to_owned(), cancellation.clone());
         let uri_for_body = uri.clone();
         let ended = run_bounded(
             async move { body(vars, uri_for_body, context).await },
             BodyRun {
-                kind: "template",
-                name: spec.name,
+                kind: "resource",
+                name,
                 guards,
                 cancellation: &cancellation,
                 trace_id,
@@ -257,19 +315,7 @@ impl Catalog<'_> {
             }
             Ok(Ok(output)) => output,
         };
-        let block = match output {
-            ResourceBody::Text(text) => Block::EmbeddedText {
-                uri: uri.clone(),
-                mime_type: Some(spec.mime_type.to_owned()),
-                text,
-            },
-            ResourceBody::Blob(bytes) => Block::EmbeddedBlob {
-                uri: uri.clone(),
-                mime_type: spec.mime_type.to_owned(),
-                data: Binary::Bytes(bytes),
-            },
-        };
-        self.guarded_read(vec![block], &args, &began)
+        self.guarded_read(output.into_blocks(&uri, mime_type), &args, &began)
     }
 
     /// Resource contents through the output guards, audited.

@@ -19,7 +19,8 @@ use crate::spec::GuardSpec;
 /// One body about to run: which (for the log), under which guards, until which cancellation.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BodyRun<'a> {
-    /// What kind of body: `tool`, `template`, `prompt` or `completion`.
+    /// What kind of body: `tool`, `resource` (a template's or an upstream's read), `prompt` or
+    /// `completion`.
     pub(crate) kind: &'static str,
     /// The tool's, template's or prompt's name, or the completion's target.
     pub(crate) name: &'a str,

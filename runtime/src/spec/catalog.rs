@@ -60,13 +60,16 @@ impl CacheSpec {
     }
 }
 
-/// A static resource's content, embedded at build time.
-#[derive(Debug, Clone, Copy)]
+/// A static resource's content: embedded at build time, or read from the upstream that
+/// serves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResourceContent {
     /// Text.
     Text(&'static str),
     /// Bytes, as base64.
     Blob(&'static str),
+    /// An upstream serves it (`upstream = NAME` in `[[resources]]`): each read goes to it.
+    Upstream,
 }
 
 /// One `[[resources]]` entry.
@@ -84,7 +87,7 @@ pub struct ResourceSpec {
     pub mime_type: &'static str,
     /// The content.
     pub content: ResourceContent,
-    /// Size of the content in bytes (decoded, for blobs).
+    /// Size of the content in bytes (decoded, for blobs; unknown, 0, for an upstream's).
     pub size: u64,
     /// Whether clients may subscribe to it.
     pub subscribe: bool,

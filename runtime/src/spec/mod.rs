@@ -17,7 +17,7 @@ pub use self::guards::{GuardSpec, RateLimitSpec, RedactPattern, TabularSpec};
 pub use self::output::{OutputSpec, OutputValidator, validate_output};
 #[cfg(feature = "gateway")]
 pub use self::upstream::{
-    EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
+    EndpointSpec, ForwardedRequest, OnDrift, PinKind, PinSpec, UpstreamProtocol, UpstreamSpec,
 };
 
 use std::sync::Arc;

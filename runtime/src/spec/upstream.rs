@@ -1,7 +1,7 @@
-//! The manifest's `[[upstreams]]` and the pins of the tools they serve, as generated code
-//! states them.
+//! The manifest's `[[upstreams]]` and the pins of the tools, prompts, resources and resource
+//! templates they serve, as generated code states them.
 
-pub use harness_contract::{ForwardedRequest, OnDrift, UpstreamProtocol};
+pub use harness_contract::{ForwardedRequest, OnDrift, PinKind, UpstreamProtocol};
 
 use crate::validate::PinnedSchema;
 
@@ -24,7 +24,7 @@ pub struct UpstreamSpec {
     pub protocol: UpstreamProtocol,
     /// The requests it may start that reach the client (the rest are refused).
     pub forward: &'static [ForwardedRequest],
-    /// The tools it serves, each pinned.
+    /// What it serves (tools, prompts, resources and resource templates), each pinned.
     pub pins: &'static [PinSpec],
 }
 
@@ -53,16 +53,20 @@ pub enum EndpointSpec {
     },
 }
 
-/// One tool an upstream serves, pinned to the digest of the definition it was imported from.
+/// One definition an upstream serves (a tool, prompt, resource or resource template), pinned
+/// to the digest of the definition it was imported from.
 #[derive(Debug, Clone, Copy)]
 pub struct PinSpec {
-    /// The tool's name as this server publishes it.
-    pub tool: &'static str,
-    /// The upstream's name for it.
+    /// Which list the definition comes from.
+    pub kind: PinKind,
+    /// How this server publishes it: a tool's or prompt's name, a resource's URI, a
+    /// template's URI template.
+    pub name: &'static str,
+    /// The upstream's name for it (resources and templates keep the upstream's).
     pub remote_name: &'static str,
-    /// sha256 of the pinned definition ([`harness_contract::definition_sha256`]).
+    /// sha256 of the pinned definition ([`harness_contract::pin_sha256`]).
     pub sha256: &'static str,
-    /// The pinned JSON Schema its arguments are validated by, when the manifest keeps one
+    /// The pinned JSON Schema a tool's arguments are validated by, when the manifest keeps one
     /// (`input_schema`) instead of arguments in its grammar.
     pub schema: Option<&'static PinnedSchema>,
 }

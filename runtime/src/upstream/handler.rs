@@ -2,9 +2,9 @@
 //! upstream starts (sampling, elicitation, roots) are refused unless its `forward` list names
 //! them (then crate::upstream::forward passes them on), progress is forwarded to the
 //! call that asked for it, log messages go through the strip to the calls in flight (each
-//! call's notifier bounds them) and to the server log (at most a few lines a second), and
-//! `notifications/tools/list_changed` tells the link to compare the live definitions with the
-//! pins again.
+//! call's notifier bounds them) and to the server log (at most a few lines a second), and a
+//! `list_changed` notification (tools, prompts, resources) tells the link to compare the live
+//! definitions with the pins again.
 
 // 2025-11-25 upstreams still send these; rmcp marks them deprecated (SEP-2577).
 #![allow(deprecated)]
@@ -150,7 +150,7 @@ impl Drop for RouteGuard {
 
 impl UpstreamHandler {
     /// The handler of a connection to `upstream`, which forwards `forward`; `list_changed`
-    /// is notified on every `notifications/tools/list_changed`.
+    /// is notified on every `list_changed` notification of tools, prompts or resources.
     pub(crate) fn new(
         upstream: &'static str,
         forward: &'static [ForwardedRequest],
@@ -257,8 +257,16 @@ impl ClientHandler for UpstreamHandler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        // The link's supervisor lists the tools again: the check sends a request on this
-        // connection, whose answer this handler's caller must stay free to read.
+        // The link's supervisor lists again: the check sends a request on this connection,
+        // whose answer this handler's caller must stay free to read.
+        self.list_changed.notify_one();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.notify_one();
     }
 

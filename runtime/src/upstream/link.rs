@@ -9,8 +9,9 @@ use rmcp::service::{Peer, RoleClient};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
 
-use crate::spec::{EndpointSpec, OnDrift, UpstreamSpec};
+use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamSpec};
 use crate::upstream::connect::connect;
+use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::{PinStatus, compare};
@@ -36,10 +37,13 @@ pub(crate) struct Link {
     pub(crate) spec: &'static UpstreamSpec,
     state: RwLock<LinkState>,
     pins: RwLock<Vec<PinStatus>>,
+    /// The lists the pins are compared with: the kinds they hold (tools where there is none).
+    kinds: Vec<PinKind>,
     /// Bumped after every connection attempt, so `start` can wait for the first.
     attempts: watch::Sender<u64>,
     pub(crate) routes: Arc<Routes>,
-    /// Notified by the connection's handler on `notifications/tools/list_changed`.
+    /// Notified by the connection's handler on a `list_changed` notification of a list the
+    /// pins are compared with.
     list_changed: Arc<Notify>,
     /// The gateway's own clients, told when a tool this upstream serves leaves or rejoins
     /// the published list.
@@ -52,6 +56,7 @@ impl Link {
             spec,
             state: RwLock::new(LinkState::Starting),
             pins: RwLock::new(vec![PinStatus::Unchecked; spec.pins.len()]),
+            kinds: kinds_of(spec),
             attempts: watch::Sender::new(0),
             routes: Arc::new(Routes::new(spec.forward)),
             list_changed: Arc::default(),
@@ -78,18 +83,12 @@ impl Link {
         let _ = attempts.wait_for(|count| *count > 0).await;
     }
 
-    /// Lists the upstream's tools and compares them with the pins; every drift is logged with
-    /// both digests, every recovery too.
+    /// Lists what the pins name (each kind's list) and compares it with the pins; every drift
+    /// is logged with both digests, every recovery too.
     pub(crate) async fn check_pins(&self, peer: &Peer<RoleClient>) {
-        let live = match peer.list_all_tools().await {
-            Ok(live) => live,
-            Err(error) => {
-                tracing::warn!(upstream = self.spec.name, %error, "tools/list of the upstream failed; pins unchanged");
-                return;
-            }
-        };
-        let statuses = compare(self.spec.pins, &live);
+        let live = definitions::live(self.spec.name, peer, &self.kinds).await;
         let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
+        let statuses = compare(self.spec.pins, &live, &pins);
         let published_changed = self.spec.on_drift == OnDrift::Drop
             && pins
                 .iter()
@@ -99,27 +98,31 @@ impl Link {
             if old == new {
                 continue;
             }
+            let (upstream, kind, name) = (self.spec.name, pin.kind.as_str(), pin.name);
             match new {
                 PinStatus::Drifted { live_sha256 } => tracing::error!(
-                    upstream = self.spec.name,
-                    tool = pin.tool,
-                    upstream_tool = pin.remote_name,
+                    upstream,
+                    kind,
+                    name,
+                    upstream_name = pin.remote_name,
                     pinned_sha256 = pin.sha256,
                     live_sha256,
                     on_drift = self.spec.on_drift.as_str(),
-                    "the upstream changed a pinned tool's definition"
+                    "the upstream changed a pinned definition"
                 ),
                 PinStatus::Missing => tracing::error!(
-                    upstream = self.spec.name,
-                    tool = pin.tool,
-                    upstream_tool = pin.remote_name,
+                    upstream,
+                    kind,
+                    name,
+                    upstream_name = pin.remote_name,
                     pinned_sha256 = pin.sha256,
                     on_drift = self.spec.on_drift.as_str(),
-                    "the upstream no longer offers a pinned tool"
+                    "the upstream no longer offers a pinned definition"
                 ),
                 PinStatus::Matches if old.is_drift() => tracing::info!(
-                    upstream = self.spec.name,
-                    tool = pin.tool,
+                    upstream,
+                    kind,
+                    name,
                     "the upstream serves the pinned definition again"
                 ),
                 PinStatus::Matches | PinStatus::Unchecked => {}
@@ -195,7 +198,7 @@ impl Link {
         }
     }
 
-    /// Whether a drifted tool is taken out of `tools/list`.
+    /// Whether a drifted definition is taken out of its list.
     pub(crate) fn hides(&self, index: usize) -> bool {
         self.spec.on_drift == OnDrift::Drop && self.pin(index).is_drift()
     }
@@ -213,7 +216,7 @@ impl Link {
             .iter()
             .enumerate()
             .filter(|(index, _)| self.pin(*index).is_drift())
-            .map(|(_, pin)| pin.tool)
+            .map(|(_, pin)| pin.name)
             .collect();
         let transport = match self.spec.endpoint {
             EndpointSpec::Stdio { .. } => "stdio",
@@ -224,5 +227,20 @@ impl Link {
             health["reason"] = Value::String(reason);
         }
         health
+    }
+}
+
+/// The kinds `spec`'s pins hold, in [`PinKind::ALL`] order; tools where there is no pin (the
+/// listing still tells whether the upstream answers).
+fn kinds_of(spec: &UpstreamSpec) -> Vec<PinKind> {
+    let kinds: Vec<PinKind> = PinKind::ALL
+        .iter()
+        .copied()
+        .filter(|kind| spec.pins.iter().any(|pin| pin.kind == *kind))
+        .collect();
+    if kinds.is_empty() {
+        vec![PinKind::Tool]
+    } else {
+        kinds
     }
 }

@@ -4,8 +4,10 @@
 //! tool's timeout and the upstream's `timeout_ms`, cancelled upstream when the client
 //! cancels, and its output guarded like a local body's.
 
+mod catalog;
 mod child;
 mod connect;
+mod definitions;
 mod forward;
 mod handler;
 mod link;
@@ -22,20 +24,20 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, InitializeResult, Tool};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RoleClient, RoleServer};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::pipeline::refusal::{Refusal, UpstreamFailure};
-use crate::spec::{OnDrift, UpstreamSpec};
+use crate::spec::{OnDrift, PinKind, UpstreamSpec};
 use crate::upstream::link::{Link, LinkState};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::PinStatus;
 use crate::upstream::reply::failed;
 
-/// Why [`fetch_tools`] could not read an upstream's tools.
+/// Why [`fetch_offered`] could not read an upstream's lists.
 #[derive(Debug, thiserror::Error)]
 #[error("upstream {upstream}: {reason}")]
 pub struct FetchError {
@@ -45,10 +47,35 @@ pub struct FetchError {
     pub reason: String,
 }
 
+/// What an upstream offers, each entry as its list gives it (JSON): what `harness-codegen
+/// import` pins from. A list the upstream's capabilities do not declare is empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Offered {
+    /// `tools/list`.
+    pub tools: Vec<Value>,
+    /// `prompts/list`.
+    pub prompts: Vec<Value>,
+    /// `resources/list`.
+    pub resources: Vec<Value>,
+    /// `resources/templates/list`.
+    pub templates: Vec<Value>,
+}
+
+impl Offered {
+    /// The entries of the list of `kind`.
+    pub fn of(&self, kind: PinKind) -> &[Value] {
+        match kind {
+            PinKind::Tool => &self.tools,
+            PinKind::Prompt => &self.prompts,
+            PinKind::Resource => &self.resources,
+            PinKind::ResourceTemplate => &self.templates,
+        }
+    }
+}
+
 /// Connects to `spec` once (as a server would: the same environment allowlist, headers and
-/// time limit), reads its whole `tools/list` and disconnects: what `harness-codegen import`
-/// pins from.
-pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, FetchError> {
+/// time limit), reads every list its capabilities declare, whole, and disconnects.
+pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, FetchError> {
     let failed = |reason: String| FetchError {
         upstream: spec.name,
         reason,
@@ -60,18 +87,53 @@ pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, Fetch
     let connection = connect::connect(spec, handler)
         .await
         .map_err(|error| failed(error.to_string()))?;
+    let peer = connection.peer().clone();
+    let capabilities = peer
+        .peer_info()
+        .map(|info| info.capabilities.clone())
+        .unwrap_or_default();
+    let declared = |kind: PinKind| match kind {
+        PinKind::Tool => capabilities.tools.is_some(),
+        PinKind::Prompt => capabilities.prompts.is_some(),
+        PinKind::Resource | PinKind::ResourceTemplate => capabilities.resources.is_some(),
+    };
     let limit = Duration::from_millis(spec.timeout_ms);
-    let tools = tokio::time::timeout(limit, connection.peer().list_all_tools())
-        .await
-        .map_err(|_| {
-            failed(format!(
-                "no answer to tools/list within {} ms",
-                spec.timeout_ms
-            ))
-        })?
-        .map_err(|error| failed(error.to_string()))?;
+    let mut offered = Offered::default();
+    for &kind in PinKind::ALL.iter().filter(|kind| declared(**kind)) {
+        let listed = tokio::time::timeout(limit, definitions::list(&peer, kind))
+            .await
+            .map_err(|_| {
+                failed(format!(
+                    "no answer to {} within {} ms",
+                    kind.list_method(),
+                    spec.timeout_ms
+                ))
+            })?
+            .map_err(|error| failed(format!("{}: {error}", kind.list_method())))?;
+        match kind {
+            PinKind::Tool => offered.tools = listed,
+            PinKind::Prompt => offered.prompts = listed,
+            PinKind::Resource => offered.resources = listed,
+            PinKind::ResourceTemplate => offered.templates = listed,
+        }
+    }
     let _ = connection.cancel().await;
-    Ok(tools)
+    Ok(offered)
+}
+
+/// The tools of [`fetch_offered`], typed.
+pub async fn fetch_tools(spec: &'static UpstreamSpec) -> Result<Vec<Tool>, FetchError> {
+    let offered = fetch_offered(spec).await?;
+    offered
+        .tools
+        .into_iter()
+        .map(|tool| {
+            serde_json::from_value(tool).map_err(|error| FetchError {
+                upstream: spec.name,
+                reason: format!("a tool of its tools/list: {error}"),
+            })
+        })
+        .collect()
 }
 
 /// An upstream tool's pinned JSON Schema does not compile.
@@ -152,7 +214,7 @@ impl Upstreams {
                     && let Err(reason) = schema.check()
                 {
                     return Err(SchemaError {
-                        tool: pin.tool,
+                        tool: pin.name,
                         reason,
                     });
                 }
@@ -184,41 +246,10 @@ impl Upstreams {
         args: A,
         ctx: CallContext,
     ) -> Result<Reply, ToolError> {
-        self.start().await;
-        let link = &self.links[upstream];
+        let (link, peer) = self.admit(upstream, pin, &ctx).await?;
         let spec = link.spec;
         let pinned = &spec.pins[pin];
-        let LinkState::Up(peer) = link.state() else {
-            return Err(Refusal::Upstream(UpstreamFailure::NotConnected).into_tool_error());
-        };
-        match link.pin(pin) {
-            PinStatus::Matches => {}
-            status if spec.on_drift == OnDrift::Warn => {
-                tracing::warn!(
-                    upstream = spec.name,
-                    tool = pinned.tool,
-                    ?status,
-                    trace_id = ctx.trace_id(),
-                    "calling a tool whose upstream definition is not the pinned one (on_drift = \"warn\")"
-                );
-            }
-            status => {
-                let checked = !matches!(status, PinStatus::Unchecked);
-                return Err(
-                    Refusal::Upstream(UpstreamFailure::Drifted { checked }).into_tool_error()
-                );
-            }
-        }
-        let arguments = match serde_json::to_value(args) {
-            Ok(Value::Object(arguments)) => arguments,
-            Ok(Value::Null) => serde_json::Map::new(),
-            Ok(other) => {
-                return Err(ToolError::internal(format!(
-                    "validated arguments are not an object: {other}"
-                )));
-            }
-            Err(error) => return Err(ToolError::internal(error)),
-        };
+        let arguments = object_of(args)?;
         let mut params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
         let input = ctx.input_session();
         // A 2026-07-28 upstream's questions (rounds.rs): the round a client's retry answers,
@@ -273,22 +304,62 @@ impl Upstreams {
         )))
     }
 
+    /// The link of pin `pin` of upstream `upstream` and its connection, once the upstream is
+    /// connected and serves the pinned definition (or `on_drift = "warn"` lets a drifted one
+    /// through, logged): what every request to an upstream starts with.
+    async fn admit(
+        &self,
+        upstream: usize,
+        pin: usize,
+        ctx: &CallContext,
+    ) -> Result<(&Link, Peer<RoleClient>), ToolError> {
+        self.start().await;
+        let link = &*self.links[upstream];
+        let spec = link.spec;
+        let pinned = &spec.pins[pin];
+        let LinkState::Up(peer) = link.state() else {
+            return Err(Refusal::Upstream(UpstreamFailure::NotConnected).into_tool_error());
+        };
+        match link.pin(pin) {
+            PinStatus::Matches => {}
+            status if spec.on_drift == OnDrift::Warn => {
+                tracing::warn!(
+                    upstream = spec.name,
+                    kind = pinned.kind.as_str(),
+                    name = pinned.name,
+                    ?status,
+                    trace_id = ctx.trace_id(),
+                    "using a definition the upstream no longer serves as pinned (on_drift = \"warn\")"
+                );
+            }
+            status => {
+                let checked = !matches!(status, PinStatus::Unchecked);
+                return Err(
+                    Refusal::Upstream(UpstreamFailure::Drifted { checked }).into_tool_error()
+                );
+            }
+        }
+        Ok((link, peer))
+    }
+
     /// `definitions` without the tools an upstream drifted on where `on_drift = "drop"`.
     pub fn visible(&self, definitions: &[Tool]) -> Vec<Tool> {
         definitions
             .iter()
-            .filter(|tool| !self.hides(&tool.name))
+            .filter(|tool| !self.hides(PinKind::Tool, &tool.name))
             .cloned()
             .collect()
     }
 
-    fn hides(&self, tool: &str) -> bool {
+    /// Whether the definition of `kind` this server publishes as `name` is out of its list:
+    /// its upstream drifted on it and says `on_drift = "drop"`.
+    fn hides(&self, kind: PinKind, name: &str) -> bool {
         self.links.iter().any(|link| {
             link.spec
                 .pins
                 .iter()
                 .enumerate()
-                .any(|(index, pin)| pin.tool == tool && link.hides(index))
+                .any(|(index, pin)| pin.kind == kind && pin.name == name && link.hides(index))
         })
     }
 
@@ -308,5 +379,17 @@ impl Upstreams {
                 .map(|link| (link.spec.name.to_owned(), link.health()))
                 .collect(),
         )
+    }
+}
+
+/// Validated arguments as the JSON object a request to an upstream carries.
+fn object_of<A: Serialize>(args: A) -> Result<serde_json::Map<String, Value>, ToolError> {
+    match serde_json::to_value(args) {
+        Ok(Value::Object(arguments)) => Ok(arguments),
+        Ok(Value::Null) => Ok(serde_json::Map::new()),
+        Ok(other) => Err(ToolError::internal(format!(
+            "validated arguments are not an object: {other}"
+        ))),
+        Err(error) => Err(ToolError::internal(error)),
     }
 }

@@ -67,7 +67,7 @@ pub(crate) fn from_result(upstream: &str, result: CallToolResult) -> Result<Repl
 
 /// One upstream block as ours; base64 stays as the upstream sent it (the content guard
 /// refuses what does not decode).
-fn block_of(upstream: &str, block: ContentBlock) -> Result<Block, ToolError> {
+pub(crate) fn block_of(upstream: &str, block: ContentBlock) -> Result<Block, ToolError> {
     Ok(match block {
         ContentBlock::Text(text) => Block::Text(text.text),
         ContentBlock::Image(image) => Block::Image {
@@ -84,41 +84,50 @@ fn block_of(upstream: &str, block: ContentBlock) -> Result<Block, ToolError> {
             description: link.description,
             mime_type: link.mime_type,
         },
-        ContentBlock::Resource(embedded) => match embedded.resource {
-            ResourceContents::TextResourceContents {
-                uri,
-                mime_type,
-                text,
-                ..
-            } => Block::EmbeddedText {
-                uri,
-                mime_type,
-                text,
-            },
-            ResourceContents::BlobResourceContents {
-                uri,
-                mime_type: Some(mime_type),
-                blob,
-                ..
-            } => Block::EmbeddedBlob {
-                uri,
-                mime_type,
-                data: Binary::Base64(blob),
-            },
-            _ => {
-                return Err(Refusal::Upstream(UpstreamFailure::NotCarried(
-                    "the upstream returned an embedded resource without a MIME type (or of a kind this server does not carry)",
-                ))
-                .into_tool_error()
-                .with_internal_detail(format!("upstream {upstream}: an untyped or unknown embedded resource")));
-            }
-        },
+        ContentBlock::Resource(embedded) => contents_block(upstream, embedded.resource)?,
         other => {
             return Err(Refusal::Upstream(UpstreamFailure::NotCarried(
                 "the upstream returned a kind of content this server does not carry",
             ))
             .into_tool_error()
             .with_internal_detail(format!("upstream {upstream}: {other:?}")));
+        }
+    })
+}
+
+/// Resource contents (embedded in a result, or read) as one block; base64 stays as the
+/// upstream sent it.
+pub(crate) fn contents_block(
+    upstream: &str,
+    contents: ResourceContents,
+) -> Result<Block, ToolError> {
+    Ok(match contents {
+        ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            ..
+        } => Block::EmbeddedText {
+            uri,
+            mime_type,
+            text,
+        },
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type: Some(mime_type),
+            blob,
+            ..
+        } => Block::EmbeddedBlob {
+            uri,
+            mime_type,
+            data: Binary::Base64(blob),
+        },
+        _ => {
+            return Err(Refusal::Upstream(UpstreamFailure::NotCarried(
+                "the upstream returned resource contents without a MIME type (or of a kind this server does not carry)",
+            ))
+            .into_tool_error()
+            .with_internal_detail(format!("upstream {upstream}: untyped or unknown resource contents")));
         }
     })
 }

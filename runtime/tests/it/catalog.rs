@@ -176,6 +176,7 @@ async fn read_ticket(
                 .await
                 .map(|result| result.contents)
         }
+        Resolved::Upstream(read) => panic!("no resource here is an upstream's: {read:?}"),
     }
 }
 

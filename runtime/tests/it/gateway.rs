@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    EndpointSpec, GuardSpec, OnDrift, PinSpec, TabularAction, TabularSpec, ToolSpec,
+    EndpointSpec, GuardSpec, OnDrift, PinKind, PinSpec, TabularAction, TabularSpec, ToolSpec,
     UpstreamProtocol, UpstreamSpec,
 };
 use harness_runtime::upstream::{Upstreams, fetch_tools};
@@ -166,7 +166,8 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
                 sha256 = "0".repeat(64);
             }
             PinSpec {
-                tool: name,
+                kind: PinKind::Tool,
+                name,
                 remote_name: name,
                 sha256: leak(sha256.into_boxed_str()),
                 schema: None,
@@ -464,7 +465,8 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
             forward: &[],
             pins: leak(
                 vec![PinSpec {
-                    tool: "echo",
+                    kind: PinKind::Tool,
+                    name: "echo",
                     remote_name: "echo",
                     sha256: leak("0".repeat(64).into_boxed_str()),
                     schema: None,

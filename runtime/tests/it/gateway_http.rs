@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    EndpointSpec, OnDrift, PinSpec, ToolSpec, TransportSpec, UpstreamProtocol, UpstreamSpec,
+    EndpointSpec, OnDrift, PinKind, PinSpec, ToolSpec, TransportSpec, UpstreamProtocol,
+    UpstreamSpec,
 };
 use harness_runtime::transport::{HttpOptions, HttpTransport, http_router};
 use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
@@ -94,7 +95,8 @@ fn spec(url: String, sha256: String, ca_pem: Option<&'static str>) -> &'static [
             forward: &[],
             pins: leak(
                 vec![PinSpec {
-                    tool: "headers",
+                    kind: PinKind::Tool,
+                    name: "headers",
                     remote_name: "headers",
                     sha256: leak(sha256.into_boxed_str()),
                     schema: None,

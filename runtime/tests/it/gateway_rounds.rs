@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, Once};
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    EndpointSpec, ForwardedRequest, OnDrift, PinSpec, ServerSpec, ToolSpec, UpstreamProtocol,
-    UpstreamSpec,
+    EndpointSpec, ForwardedRequest, OnDrift, PinKind, PinSpec, ServerSpec, ToolSpec,
+    UpstreamProtocol, UpstreamSpec,
 };
 use harness_runtime::upstream::{Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
@@ -179,7 +179,8 @@ async fn gateway() -> Gateway {
     let pins: Vec<PinSpec> = live
         .iter()
         .map(|tool| PinSpec {
-            tool: leak(tool.name.to_string().into_boxed_str()),
+            kind: PinKind::Tool,
+            name: leak(tool.name.to_string().into_boxed_str()),
             remote_name: leak(tool.name.to_string().into_boxed_str()),
             sha256: leak(definition_sha256(&serde_json::to_value(tool).unwrap()).into_boxed_str()),
             schema: None,

@@ -5,12 +5,15 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use harness_contract::PinKind;
+
 use crate::emit::rust::guards::guard_spec;
 use crate::emit::rust::tokens::{doc, int, opt_str, rt};
 use crate::emit::rust::types::struct_with_validator;
+use crate::emit::rust::upstreams::pin_of;
 use crate::ident::to_ident;
 use crate::manifest::Role;
-use crate::model::catalog::completions;
+use crate::model::completion::completions;
 use crate::model::{
     ContentModel, FieldModel, MessageModel, Model, PromptModel, TemplateModel, TypeModel,
 };
@@ -40,6 +43,7 @@ pub(crate) fn catalog_spec(model: &Model) -> TokenStream {
         let (content, size) = match &resource.content {
             ContentModel::Text(text) => (quote!(#rt::ResourceContent::Text(#text)), int(text.len() as u64)),
             ContentModel::Blob(base64, length) => (quote!(#rt::ResourceContent::Blob(#base64)), int(*length)),
+            ContentModel::Upstream => (quote!(#rt::ResourceContent::Upstream), int(0u64)),
         };
         let subscribe = resource.subscribe;
         quote!(#rt::ResourceSpec { uri: #uri, name: #name, title: #title, description: #description, mime_type: #mime, content: #content, size: #size, subscribe: #subscribe })
@@ -85,7 +89,7 @@ pub(crate) fn catalog_spec(model: &Model) -> TokenStream {
                 quote!(#rt::MessageSpec::Resource(#speaker, #uri, #mime, #text))
             }
         });
-        let computed = prompt.body_trait.is_some();
+        let computed = prompt.body_trait.is_some() || prompt.upstream.is_some();
         quote!(#rt::PromptSpec { name: #name, title: #title, description: #description, arguments: &[#(#arguments),*], completions: #completions, validate: #rt::validate_prompt::<#args_type>, messages: &[#(#messages),*], computed: #computed })
     });
     let skills = catalog.skills.iter().map(|skill| {
@@ -136,8 +140,11 @@ pub(crate) fn catalog_types(model: &Model) -> TokenStream {
     quote!(#(#templates)* #(#prompts)*)
 }
 
-/// The body trait of a resource template.
-pub(crate) fn template_trait(template: &TemplateModel) -> TokenStream {
+/// The body trait of a resource template (none for one an upstream serves).
+pub(crate) fn template_trait(template: &TemplateModel) -> Option<TokenStream> {
+    if template.upstream.is_some() {
+        return None;
+    }
     let rt = rt();
     let trait_name = format_ident!("{}", template.trait_name);
     let method = to_ident(&template.module);
@@ -156,7 +163,7 @@ pub(crate) fn template_trait(template: &TemplateModel) -> TokenStream {
         "The body of resource template `{}` (`{}`).",
         template.name, template.uri_template
     ));
-    quote! {
+    Some(quote! {
         #trait_doc
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #trait_name: Send + Sync + 'static {
@@ -168,7 +175,7 @@ pub(crate) fn template_trait(template: &TemplateModel) -> TokenStream {
                 ctx: #rt::CallContext,
             ) -> impl ::core::future::Future<Output = Result<#rt::ResourceBody, #rt::ToolError>> + Send;
         }
-    }
+    })
 }
 
 /// The body trait of a prompt whose messages a body computes.
@@ -250,7 +257,11 @@ pub(crate) fn completion_traits(model: &Model) -> TokenStream {
 pub(crate) fn body_traits(model: &Model) -> Vec<String> {
     let catalog = &model.catalog;
     let templates = catalog.templates.iter().flat_map(|template| {
-        std::iter::once(template.trait_name.clone()).chain(
+        let body = template
+            .upstream
+            .is_none()
+            .then(|| template.trait_name.clone());
+        body.into_iter().chain(
             template
                 .completion
                 .iter()
@@ -278,40 +289,80 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
     let mut methods = Vec::new();
     if !catalog.resources.is_empty() || !catalog.templates.is_empty() || !catalog.skills.is_empty()
     {
-        let arms = catalog.templates.iter().enumerate().map(|(index, template)| {
+        let template_arms = catalog.templates.iter().enumerate().map(|(index, template)| {
             let index = int(index as u64);
+            let vars = format_ident!("{}", template.vars_type);
+            if let Some(binding) = &template.upstream {
+                let (upstream, pin) = pin_of(model, PinKind::ResourceTemplate, &template.uri_template, binding);
+                return quote!(#index => self.pipeline.catalog().read_template(read, |_vars: #vars, uri, ctx| self.upstreams.read_resource(#upstream, #pin, uri, ctx)).await,);
+            }
             let trait_name = format_ident!("{}", template.trait_name);
             let method = to_ident(&template.module);
-            let vars = format_ident!("{}", template.vars_type);
             quote!(#index => self.pipeline.catalog().read_template(read, |vars: #vars, uri, ctx| #trait_name::#method(&*self.tools, vars, uri, ctx)).await,)
         });
-        let read = if catalog.templates.is_empty() {
-            quote! {
-                match self.pipeline.catalog().resolve_resource(&request, &context) {
-                    #rt::Resolved::Done(result) => result.map(Into::into),
-                    #rt::Resolved::Template(_) => unreachable!("the manifest has no templates"),
-                }
-            }
+        let upstream_arms: Vec<_> = catalog
+            .resources
+            .iter()
+            .enumerate()
+            .filter_map(|(index, resource)| {
+                let (upstream, pin) = pin_of(model, PinKind::Resource, &resource.uri, resource.upstream.as_ref()?);
+                let index = int(index as u64);
+                Some(quote!(#index => self.pipeline.catalog().read_template(read, |_vars: #rt::NoArguments, uri, ctx| self.upstreams.read_resource(#upstream, #pin, uri, ctx)).await,))
+            })
+            .collect();
+        let templated = if catalog.templates.is_empty() {
+            quote!(#rt::Resolved::Template(_) => unreachable!("the manifest has no templates"),)
         } else {
             quote! {
-                let read = match self.pipeline.catalog().resolve_resource(&request, &context) {
-                    #rt::Resolved::Done(result) => return result.map(Into::into),
-                    #rt::Resolved::Template(read) => read,
-                };
-                let result = match read.template() {
-                    #(#arms)*
+                #rt::Resolved::Template(read) => match read.index() {
+                    #(#template_arms)*
                     _ => unreachable!("templates are matched by index"),
-                };
-                result.map(Into::into)
+                },
             }
         };
+        let upstreamed = if upstream_arms.is_empty() {
+            quote!(#rt::Resolved::Upstream(_) => unreachable!("no resource of the manifest is an upstream's"),)
+        } else {
+            quote! {
+                #rt::Resolved::Upstream(read) => match read.index() {
+                    #(#upstream_arms)*
+                    _ => unreachable!("upstream resources are matched by index"),
+                },
+            }
+        };
+        let read = quote! {
+            let result = match self.pipeline.catalog().resolve_resource(&request, &context) {
+                #rt::Resolved::Done(result) => result,
+                #templated
+                #upstreamed
+            };
+            result.map(Into::into)
+        };
+        let listed_resources = visible(
+            model,
+            catalog
+                .resources
+                .iter()
+                .any(|resource| resource.upstream.is_some()),
+            quote!(visible_resources),
+            quote!(self.pipeline.catalog().list_resources()),
+        );
+        let listed_templates = visible(
+            model,
+            catalog
+                .templates
+                .iter()
+                .any(|template| template.upstream.is_some()),
+            quote!(visible_templates),
+            quote!(self.pipeline.catalog().list_resource_templates()),
+        );
         methods.push(quote! {
             async fn list_resources(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListResourcesResult, #error> {
-                Ok(self.pipeline.catalog().list_resources())
+                Ok(#listed_resources)
             }
 
             async fn list_resource_templates(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListResourceTemplatesResult, #error> {
-                Ok(self.pipeline.catalog().list_resource_templates())
+                Ok(#listed_templates)
             }
 
             async fn read_resource(&self, request: #rt::rmcp::model::ReadResourceRequestParams, context: #context) -> Result<#rt::rmcp::model::ReadResourceResponse, #error> {
@@ -360,10 +411,14 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
             .prompts
             .iter()
             .filter_map(|prompt| {
-                let trait_name = format_ident!("{}", prompt.body_trait.as_ref()?);
                 let name = &prompt.name;
-                let method = to_ident(&prompt.module);
                 let args = format_ident!("{}", prompt.args_type);
+                if let Some(binding) = &prompt.upstream {
+                    let (upstream, pin) = pin_of(model, PinKind::Prompt, name, binding);
+                    return Some(quote!(#name => self.pipeline.catalog().get_computed_prompt(request, context, |args: #args, ctx| self.upstreams.get_prompt(#upstream, #pin, args, ctx)).await,));
+                }
+                let trait_name = format_ident!("{}", prompt.body_trait.as_ref()?);
+                let method = to_ident(&prompt.module);
                 Some(quote!(#name => self.pipeline.catalog().get_computed_prompt(request, context, |args: #args, ctx| #trait_name::#method(&*self.tools, args, ctx)).await,))
             })
             .collect();
@@ -382,9 +437,18 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
                 }
             }
         };
+        let listed_prompts = visible(
+            model,
+            catalog
+                .prompts
+                .iter()
+                .any(|prompt| prompt.upstream.is_some()),
+            quote!(visible_prompts),
+            quote!(self.pipeline.catalog().list_prompts()),
+        );
         methods.push(quote! {
             async fn list_prompts(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListPromptsResult, #error> {
-                Ok(self.pipeline.catalog().list_prompts())
+                Ok(#listed_prompts)
             }
 
             async fn get_prompt(&self, request: #rt::rmcp::model::GetPromptRequestParams, context: #context) -> Result<#rt::rmcp::model::GetPromptResponse, #error> {
@@ -426,7 +490,33 @@ fn complete_method(model: &Model) -> TokenStream {
             }
         })
     });
-    let arms: Vec<_> = prompts.chain(templates).collect();
+    let upstream_prompts = model.catalog.prompts.iter().filter_map(|prompt| {
+        let binding = prompt.upstream.as_ref()?;
+        let names = upstream_completed(&prompt.args)?;
+        let name = &prompt.name;
+        let (upstream, pin) = pin_of(model, PinKind::Prompt, name, binding);
+        Some(quote! {
+            (#rt::rmcp::model::Reference::Prompt(reference), #(#names)|*) if reference.name == #name => {
+                self.pipeline.catalog().complete_with(&request, &context, |argument, value, ctx| self.upstreams.complete(#upstream, #pin, argument, value, ctx)).await
+            }
+        })
+    });
+    let upstream_templates = model.catalog.templates.iter().filter_map(|template| {
+        let binding = template.upstream.as_ref()?;
+        let names = upstream_completed(&template.variables)?;
+        let uri_template = &template.uri_template;
+        let (upstream, pin) = pin_of(model, PinKind::ResourceTemplate, uri_template, binding);
+        Some(quote! {
+            (#rt::rmcp::model::Reference::Resource(reference), #(#names)|*) if reference.uri == #uri_template => {
+                self.pipeline.catalog().complete_with(&request, &context, |argument, value, ctx| self.upstreams.complete(#upstream, #pin, argument, value, ctx)).await
+            }
+        })
+    });
+    let arms: Vec<_> = prompts
+        .chain(templates)
+        .chain(upstream_prompts)
+        .chain(upstream_templates)
+        .collect();
     if arms.is_empty() {
         return quote! {
             async fn complete(&self, request: #rt::rmcp::model::CompleteRequestParams, context: #context) -> Result<#rt::rmcp::model::CompleteResult, #error> {
@@ -441,5 +531,26 @@ fn complete_method(model: &Model) -> TokenStream {
                 _ => self.pipeline.catalog().complete(&request, &context),
             }
         }
+    }
+}
+
+/// The names of `fields` an upstream completes: all but enums, which complete from their
+/// members here (the manifest may have narrowed them); `None` when that leaves none.
+fn upstream_completed(fields: &[FieldModel]) -> Option<Vec<&str>> {
+    let names: Vec<&str> = fields
+        .iter()
+        .filter(|field| !matches!(field.ty, TypeModel::Enum { .. }))
+        .map(|field| field.name.as_str())
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// `list` (a catalog list), without what an upstream drifted on (`upstreams.#filter`) where
+/// the manifest binds some of its entries to an upstream.
+fn visible(model: &Model, bound: bool, filter: TokenStream, list: TokenStream) -> TokenStream {
+    if bound && !model.upstreams.is_empty() {
+        quote!(self.upstreams.#filter(#list))
+    } else {
+        list
     }
 }

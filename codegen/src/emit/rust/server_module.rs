@@ -30,7 +30,11 @@ pub fn server_module(model: &Model, options: &EmitOptions, bundle_paths: &[&str]
         .filter(|tool| tool.has_user_body())
         .map(|tool| server::body_trait(tool, tools_dir));
     let catalog_types = catalog::catalog_types(model);
-    let template_traits = model.catalog.templates.iter().map(catalog::template_trait);
+    let template_traits = model
+        .catalog
+        .templates
+        .iter()
+        .filter_map(catalog::template_trait);
     let prompt_traits = model
         .catalog
         .prompts

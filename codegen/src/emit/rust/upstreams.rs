@@ -1,12 +1,14 @@
 //! The gateway's part of the generated module: `UPSTREAMS` (each upstream and the pins of
-//! the tools it serves) and the body of an upstream tool. Nothing of it is emitted for a
-//! manifest without `[[upstreams]]`.
+//! the tools, prompts, resources and templates it serves) and the bodies that call it. Nothing
+//! of it is emitted for a manifest without `[[upstreams]]`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use harness_contract::PinKind;
+
 use crate::emit::rust::tokens::{contract_enum, int, opt_str, rt};
-use crate::model::{EndpointModel, Model, ToolModel, UpstreamBinding};
+use crate::model::{EndpointModel, Model, UpstreamBinding};
 
 /// `pub const UPSTREAMS: &[rt::UpstreamSpec]`, or nothing.
 pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
@@ -51,16 +53,14 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
                 }
             }
         };
-        let pins = pins_of(model, index).map(|(tool, binding)| {
-            let schema = match tool.pinned_schema {
-                Some(_) => {
-                    let schema_static = format_ident!("{}_SCHEMA", tool.module.to_uppercase());
-                    quote!(Some(&#schema_static))
-                }
+        let pins = pins_of(model, index).into_iter().map(|pin| {
+            let schema = match pin.schema_static {
+                Some(schema_static) => quote!(Some(&#schema_static)),
                 None => quote!(None),
             };
-            let (tool, remote, sha256) = (&tool.name, &binding.remote_name, &binding.pin_sha256);
-            quote!(#rt::PinSpec { tool: #tool, remote_name: #remote, sha256: #sha256, schema: #schema })
+            let kind = contract_enum(pin.kind);
+            let (name, remote, sha256) = (pin.name, &pin.binding.remote_name, &pin.binding.pin_sha256);
+            quote!(#rt::PinSpec { kind: #kind, name: #name, remote_name: #remote, sha256: #sha256, schema: #schema })
         });
         let timeout_ms = int(upstream.timeout_ms);
         let max_restarts = int(upstream.max_restarts);
@@ -88,26 +88,85 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
     }
 }
 
-/// The tools upstream `index` serves, in manifest order: the order of its pins.
-fn pins_of(model: &Model, index: usize) -> impl Iterator<Item = (&ToolModel, &UpstreamBinding)> {
-    model.tools.iter().filter_map(move |tool| {
-        tool.upstream
-            .as_ref()
-            .filter(|binding| binding.upstream == index)
-            .map(|binding| (tool, binding))
-    })
+/// One definition an upstream serves, as the manifest binds it.
+struct Pinned<'m> {
+    kind: PinKind,
+    /// How this server publishes it.
+    name: &'m str,
+    binding: &'m UpstreamBinding,
+    /// The static holding a tool's pinned JSON Schema, where it has one.
+    schema_static: Option<proc_macro2::Ident>,
+}
+
+/// What upstream `index` serves, in the order of its pins: tools, prompts, resources, then
+/// resource templates, each in manifest order.
+fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
+    let tools = model.tools.iter().filter_map(|tool| {
+        Some(Pinned {
+            kind: PinKind::Tool,
+            name: &tool.name,
+            binding: tool.upstream.as_ref()?,
+            schema_static: tool
+                .pinned_schema
+                .as_ref()
+                .map(|_| format_ident!("{}_SCHEMA", tool.module.to_uppercase())),
+        })
+    });
+    let catalog = &model.catalog;
+    let prompts = catalog.prompts.iter().filter_map(|prompt| {
+        Some(Pinned {
+            kind: PinKind::Prompt,
+            name: &prompt.name,
+            binding: prompt.upstream.as_ref()?,
+            schema_static: None,
+        })
+    });
+    let resources = catalog.resources.iter().filter_map(|resource| {
+        Some(Pinned {
+            kind: PinKind::Resource,
+            name: &resource.uri,
+            binding: resource.upstream.as_ref()?,
+            schema_static: None,
+        })
+    });
+    let templates = catalog.templates.iter().filter_map(|template| {
+        Some(Pinned {
+            kind: PinKind::ResourceTemplate,
+            name: &template.uri_template,
+            binding: template.upstream.as_ref()?,
+            schema_static: None,
+        })
+    });
+    tools
+        .chain(prompts)
+        .chain(resources)
+        .chain(templates)
+        .filter(|pin| pin.binding.upstream == index)
+        .collect()
+}
+
+/// `(upstream, pin)` of the definition of `kind` published as `name`, bound by `binding`: the
+/// indexes the runtime's upstream calls take.
+pub(crate) fn pin_of(
+    model: &Model,
+    kind: PinKind,
+    name: &str,
+    binding: &UpstreamBinding,
+) -> (proc_macro2::Literal, proc_macro2::Literal) {
+    let pin = pins_of(model, binding.upstream)
+        .iter()
+        .position(|pin| pin.kind == kind && pin.name == name)
+        .expect("a bound definition is one of its upstream's pins");
+    (int(binding.upstream as u64), int(pin as u64))
 }
 
 /// The closure the dispatch arm of an upstream tool runs: the upstream call.
 pub(crate) fn upstream_body(
     model: &Model,
-    tool: &ToolModel,
+    tool: &crate::model::ToolModel,
     binding: &UpstreamBinding,
 ) -> TokenStream {
-    let pin = pins_of(model, binding.upstream)
-        .position(|(other, _)| other.name == tool.name)
-        .expect("the tool is one of its upstream's pins");
-    let (upstream, pin) = (int(binding.upstream as u64), int(pin as u64));
+    let (upstream, pin) = pin_of(model, PinKind::Tool, &tool.name, binding);
     let args = format_ident!("{}", tool.args_type);
     quote!(|args: #args, ctx| self.upstreams.call(#upstream, #pin, args, ctx))
 }
