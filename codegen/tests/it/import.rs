@@ -1,6 +1,7 @@
 //! `harness-codegen import`: what it writes into a manifest (and what it leaves exactly as
 //! the user wrote it), drift and `--update-pins`, `--dry-run`, `--tools`, the poisoning
-//! report, schema files for what the grammar cannot say (in `import/fallback.rs`), and the
+//! report, schema files for what the grammar cannot say (in `import/fallback.rs`), prompts,
+//! resources and templates (in `import/catalog.rs`), and the
 //! whole path against real stdio upstreams (in `import/real_upstreams.rs`).
 
 use std::path::{Path, PathBuf};
@@ -11,6 +12,8 @@ use harness_codegen::import::{
 use harness_contract::definition_sha256;
 use serde_json::{Value, json};
 
+/// Prompts, resources and resource templates.
+mod catalog;
 /// Tools whose inputSchema falls back to a schema file beside the manifest.
 mod fallback;
 /// The whole path, tools/list over stdio included, against a Python script and

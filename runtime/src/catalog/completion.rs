@@ -101,8 +101,8 @@ impl Catalog<'_> {
     /// `completion/complete` of an argument a body completes (the generated dispatcher
     /// matched the reference and the argument, and hands the body): the body gets the
     /// argument's name and what the client typed, under the catalog's timeout with panics
-    /// caught; every value it suggests passes the tag strip and redaction, empty or overlong
-    /// ones are left out, at most 100 go back.
+    /// caught; every value it suggests passes the tag strip and redaction and is trimmed, empty
+    /// or overlong ones are left out, at most 100 go back.
     pub async fn complete_with<F, Fut>(
         &self,
         request: &CompleteRequestParams,
@@ -172,9 +172,12 @@ impl Catalog<'_> {
             .iter()
             .map(|value| {
                 let stripped = strip::sanitize(value, guards.strip_xml);
-                redact::apply(&stripped, policy, &mut redact::Redactions::default()).into_owned()
+                // What the strip leaves around a removed tag is not part of the value.
+                redact::apply(&stripped, policy, &mut redact::Redactions::default())
+                    .trim()
+                    .to_owned()
             })
-            .filter(|value| !value.trim().is_empty() && value.chars().count() <= MAX_VALUE_CHARS)
+            .filter(|value| !value.is_empty() && value.chars().count() <= MAX_VALUE_CHARS)
             .collect();
         audit(&Finished::OK);
         Ok(result_of(cleaned))

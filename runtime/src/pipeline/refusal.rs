@@ -244,9 +244,9 @@ impl Refusal {
                     Audit::Blocked,
                     Envelope,
                     if checked {
-                        "the upstream changed this tool's definition; it is refused until the pin is reviewed"
+                        "the upstream changed this definition since it was pinned; it is refused until the pin is reviewed"
                     } else {
-                        "the upstream's definition of this tool could not be checked against its pin"
+                        "the upstream's definition could not be checked against its pin"
                     }
                     .into(),
                 ),

@@ -186,11 +186,11 @@ pub fn refusal_table() -> Vec<RefusalRow> {
             )),
         ),
         (
-            "a gateway's upstream changed the tool's definition since it was pinned, and `on_drift` refuses",
+            "a gateway's upstream changed a definition (a tool's, prompt's, resource's or template's) since it was pinned, and `on_drift` refuses",
             Refusal::Upstream(UpstreamFailure::Drifted { checked: true }),
         ),
         (
-            "a gateway's upstream tool could not be compared with its pin (its listing failed), and `on_drift` refuses",
+            "a gateway's upstream definition could not be compared with its pin (its listing failed), and `on_drift` refuses",
             Refusal::Upstream(UpstreamFailure::Drifted { checked: false }),
         ),
         (

@@ -89,11 +89,18 @@ impl Link {
         let live = definitions::live(self.spec.name, peer, &self.kinds).await;
         let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
         let statuses = compare(self.spec.pins, &live, &pins);
-        let published_changed = self.spec.on_drift == OnDrift::Drop
-            && pins
+        // The kinds whose published list loses or regains an entry.
+        let published_changed: Vec<PinKind> = if self.spec.on_drift == OnDrift::Drop {
+            self.spec
+                .pins
                 .iter()
-                .zip(&statuses)
-                .any(|(old, new)| old.is_drift() != new.is_drift());
+                .zip(pins.iter().zip(&statuses))
+                .filter(|(_, (old, new))| old.is_drift() != new.is_drift())
+                .map(|(pin, _)| pin.kind)
+                .collect()
+        } else {
+            Vec::new()
+        };
         for ((pin, old), new) in self.spec.pins.iter().zip(pins.iter()).zip(&statuses) {
             if old == new {
                 continue;
@@ -130,8 +137,8 @@ impl Link {
         }
         *pins = statuses;
         drop(pins);
-        if published_changed {
-            self.listing.changed();
+        for kind in published_changed {
+            self.listing.changed(kind);
         }
     }
 

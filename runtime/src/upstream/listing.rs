@@ -1,21 +1,26 @@
-//! The clients to tell when the published tool list changes: a tool whose upstream drifted
-//! with `on_drift = "drop"` leaves `tools/list`, and comes back once the upstream serves the
-//! pinned definition again. Each session registers when the client says it is initialized
-//! and is sent `notifications/tools/list_changed` on every change; a closed one is
-//! forgotten. A stateless client has no session to tell: its next `tools/list` shows it.
+//! The clients to tell when a published list changes: a tool, prompt, resource or template
+//! whose upstream drifted with `on_drift = "drop"` leaves its list, and comes back once the
+//! upstream serves the pinned definition again. Each session registers when the client says
+//! it is initialized and is sent the list's `list_changed` notification (tools, prompts, or
+//! resources for resources and templates) on every change; a closed one is forgotten. A
+//! stateless client has no session to tell: its next list shows it.
 
 // 2025-11-25 sessions are told this way; rmcp marks the peer's notification deprecated.
 #![allow(deprecated)]
 
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::Notify;
 
-/// The sessions to tell, and the signal that the list changed.
+use crate::spec::PinKind;
+
+/// The sessions to tell, the lists that changed since the last announcement, and the signal.
 #[derive(Default)]
 pub(crate) struct Listing {
     changed: Notify,
+    kinds: Mutex<BTreeSet<PinKind>>,
     sessions: Mutex<Vec<Peer<RoleServer>>>,
 }
 
@@ -27,9 +32,13 @@ impl Listing {
         sessions.push(peer);
     }
 
-    /// Says the published list changed (a change while the last is being announced is
-    /// announced again afterwards).
-    pub(crate) fn changed(&self) {
+    /// Says the published list of `kind` changed (a change while the last is being announced
+    /// is announced again afterwards).
+    pub(crate) fn changed(&self, kind: PinKind) {
+        self.kinds
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(kind);
         self.changed.notify_one();
     }
 
@@ -42,13 +51,36 @@ impl Listing {
                 sessions.retain(|session| !session.is_transport_closed());
                 sessions.clone()
             };
+            let kinds = std::mem::take(
+                &mut *self
+                    .kinds
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            );
+            // Resources and templates share one notification.
+            let notifications: BTreeSet<&str> = kinds
+                .iter()
+                .map(|kind| match kind {
+                    PinKind::Tool => "tools",
+                    PinKind::Prompt => "prompts",
+                    PinKind::Resource | PinKind::ResourceTemplate => "resources",
+                })
+                .collect();
             tracing::info!(
                 sessions = sessions.len(),
-                "the published tool list changed; telling the clients"
+                lists = ?notifications,
+                "a published list changed; telling the clients"
             );
             for session in sessions {
-                if let Err(error) = session.notify_tool_list_changed().await {
-                    tracing::debug!(%error, "could not send notifications/tools/list_changed");
+                for list in &notifications {
+                    let sent = match *list {
+                        "tools" => session.notify_tool_list_changed().await,
+                        "prompts" => session.notify_prompt_list_changed().await,
+                        _ => session.notify_resource_list_changed().await,
+                    };
+                    if let Err(error) = sent {
+                        tracing::debug!(%error, list, "could not send a list_changed notification");
+                    }
                 }
             }
         }

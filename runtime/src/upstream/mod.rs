@@ -178,29 +178,42 @@ impl Upstreams {
         }
     }
 
-    /// Whether the published tool list can change while the server runs (an upstream with
-    /// `on_drift = "drop"`): then the server says so in its capabilities (`tools.listChanged`)
-    /// and tells the sessions that [`Upstreams::watch_list`] registered.
-    pub fn list_may_change(&self) -> bool {
-        self.links
-            .iter()
-            .any(|link| link.spec.on_drift == OnDrift::Drop)
+    /// Whether the published list of `kind` can change while the server runs (an upstream
+    /// with `on_drift = "drop"` that serves one of its entries): then the server says so in
+    /// its capabilities (`listChanged`) and tells the sessions that
+    /// [`Upstreams::watch_list`] registered.
+    fn list_may_change(&self, kind: PinKind) -> bool {
+        self.links.iter().any(|link| {
+            link.spec.on_drift == OnDrift::Drop && link.spec.pins.iter().any(|pin| pin.kind == kind)
+        })
     }
 
-    /// `info` with `tools.listChanged` set where [`Upstreams::list_may_change`].
+    /// `info` with `listChanged` set on each list that [`Upstreams::list_may_change`].
     pub fn advertise(&self, mut info: InitializeResult) -> InitializeResult {
-        if self.list_may_change()
-            && let Some(tools) = info.capabilities.tools.as_mut()
+        let capabilities = &mut info.capabilities;
+        if self.list_may_change(PinKind::Tool)
+            && let Some(tools) = capabilities.tools.as_mut()
         {
             tools.list_changed = Some(true);
+        }
+        if self.list_may_change(PinKind::Prompt)
+            && let Some(prompts) = capabilities.prompts.as_mut()
+        {
+            prompts.list_changed = Some(true);
+        }
+        if (self.list_may_change(PinKind::Resource)
+            || self.list_may_change(PinKind::ResourceTemplate))
+            && let Some(resources) = capabilities.resources.as_mut()
+        {
+            resources.list_changed = Some(true);
         }
         info
     }
 
-    /// Sends `peer` (an initialized session) `notifications/tools/list_changed` whenever a
-    /// tool leaves or rejoins the published list, until its session closes.
+    /// Sends `peer` (an initialized session) the `list_changed` notification of each list
+    /// that loses or regains an entry, until its session closes.
     pub fn watch_list(&self, peer: Peer<RoleServer>) {
-        if self.list_may_change() {
+        if PinKind::ALL.iter().any(|kind| self.list_may_change(*kind)) {
             self.listing.watch(peer);
         }
     }

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use common::{AUDIT, GUARDS, SERVER, tool};
 
+mod catalog;
 mod sessions;
 
 const HOSTILE: &str = concat!(
