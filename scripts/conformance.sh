@@ -17,8 +17,8 @@
 #   - the fixture served through the gateway (examples/conformance-gateway: its content,
 #     error, progress, logging, sampling and elicitation tools, its prompts, resources and
 #     resource template pinned, the fixture a stdio child; its input-required tools from the
-#     same fixture spoken to at 2026-07-28), the tools, resources, prompts, completion and
-#     server-level scenarios at both revisions (subscriptions are not carried through).
+#     same fixture spoken to at 2026-07-28), the tools, resources (subscriptions included),
+#     prompts, completion and server-level scenarios at both revisions.
 #   ./scripts/conformance.sh             # debug builds
 #   CONFORMANCE_SERVER=target/x86_64-unknown-linux-gnu/release/incident-monitor ./scripts/conformance.sh
 #                                        # the default server from a given binary (CI: the static one that ships)
@@ -154,7 +154,7 @@ for scenario in server-initialize logging-set-level ping tools-list tools-call-s
     server-session-lifecycle server-sse-polling resources-list resources-read-text \
     resources-read-binary resources-templates-read prompts-list prompts-get-simple \
     prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image \
-    completion-complete; do
+    completion-complete resources-subscribe resources-unsubscribe; do
     run_suite "gateway-2025-11-25-$scenario" "$gateway" "" gateway.yaml 1/1 --spec-version 2025-11-25 --scenario "$scenario"
 done
 for scenario in tools-list tools-call-simple-text tools-call-image tools-call-audio \

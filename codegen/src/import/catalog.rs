@@ -130,7 +130,7 @@ pub(crate) fn plan(
             }
             let report = match pinned.iter().find(|entry| entry.remote_name == name) {
                 Some(entry) => check_pin(doc, kind, entry, definition, target.update_pins),
-                None => add(doc, staging, target, kind, definition)?,
+                None => add(doc, staging, target, kind, definition, offered.subscribe)?,
             };
             reports.push(report);
         }
@@ -205,6 +205,7 @@ fn add(
     target: &Target<'_>,
     kind: PinKind,
     live: &Value,
+    offered_subscribe: bool,
 ) -> Result<ToolReport, ImportError> {
     let remote = kind.name_of(live).unwrap_or_default();
     let name = label(kind, remote);
@@ -224,7 +225,11 @@ fn add(
             pin_sha256: pin_sha256(kind, live),
         },
     );
-    let table = entry(kind, live, target.upstream, &mut report);
+    let mut table = entry(kind, live, target.upstream, &mut report);
+    if kind == PinKind::Resource && offered_subscribe {
+        // The gateway subscribes upstream and passes the updates on to its own subscribers.
+        table.insert("subscribe", toml_edit::value(true));
+    }
     let caps_added = cap_the_defaults(doc);
     doc.entry(array_key(kind))
         .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))

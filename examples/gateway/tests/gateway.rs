@@ -554,6 +554,7 @@ async fn server_everything_over_its_streamable_http_is_an_upstream_with_the_same
             remote_name: "echo",
             sha256: manifest_pin("echo"),
             schema: None,
+            subscribe: false,
         }])),
     };
     let upstreams = Upstreams::new(Box::leak(Box::new([spec])));

@@ -105,6 +105,7 @@ pub(crate) fn run<S: GeneratedServer>(server: S, args: ServeArgs) -> Result<u8, 
         #[cfg(feature = "gateway")]
         if let Some(upstreams) = server.upstreams() {
             upstreams.start().await;
+            relay_resource_updates(server.clone(), upstreams.resource_updates());
         }
         match http {
             None => serve_stdio(server.clone()).await.map_err(CliError::from),
@@ -191,4 +192,32 @@ mod tests {
         assert!(socket_address("localhost:9999").unwrap().ip().is_loopback());
         assert!(socket_address("localhost").is_err(), "a port is required");
     }
+}
+
+/// Passes each update of a resource an upstream serves on to the server's own subscribers,
+/// for as long as the server runs.
+#[cfg(feature = "gateway")]
+fn relay_resource_updates<S: GeneratedServer>(
+    server: S,
+    mut updates: tokio::sync::broadcast::Receiver<String>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    tokio::spawn(async move {
+        loop {
+            match updates.recv().await {
+                Ok(uri) => {
+                    if let Err(error) = server.pipeline().subscriptions().resource_updated(&uri) {
+                        tracing::debug!(%error, "an upstream's update not passed on");
+                    }
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(
+                        missed,
+                        "upstream resource updates came faster than they were passed on; some were dropped"
+                    );
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
 }

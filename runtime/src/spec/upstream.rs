@@ -69,4 +69,7 @@ pub struct PinSpec {
     /// The pinned JSON Schema a tool's arguments are validated by, when the manifest keeps one
     /// (`input_schema`) instead of arguments in its grammar.
     pub schema: Option<&'static PinnedSchema>,
+    /// A resource clients may subscribe to (`subscribe = true`): the gateway subscribes to it
+    /// upstream and passes its updates on.
+    pub subscribe: bool,
 }

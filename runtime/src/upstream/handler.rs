@@ -4,7 +4,7 @@
 //! call that asked for it, log messages go through the strip to the calls in flight (each
 //! call's notifier bounds them) and to the server log (at most a few lines a second), and a
 //! `list_changed` notification (tools, prompts, resources) tells the link to compare the live
-//! definitions with the pins again.
+//! definitions with the pins again; a resource update is passed on where the pins allow.
 
 // 2025-11-25 upstreams still send these; rmcp marks them deprecated (SEP-2577).
 #![allow(deprecated)]
@@ -18,7 +18,7 @@ use rmcp::ClientHandler;
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ErrorData, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken,
+    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::{Map, Value, json};
@@ -26,8 +26,9 @@ use serde_json::{Map, Value, json};
 use crate::context::CallContext;
 use crate::guards::strip;
 use crate::notify::LogLevel;
-use crate::spec::ForwardedRequest;
+use crate::spec::{ForwardedRequest, PinSpec};
 use crate::upstream::forward;
+use crate::upstream::updates::Updates;
 
 /// Upstream log lines written to the server log per second, at most.
 const SERVER_LOG_LINES_PER_SECOND: u64 = 20;
@@ -39,6 +40,8 @@ pub(crate) struct UpstreamHandler {
     forward: &'static [ForwardedRequest],
     routes: Arc<Routes>,
     list_changed: Arc<tokio::sync::Notify>,
+    /// Where its resource updates go, with the pins that say which pass.
+    updates: Option<(&'static [PinSpec], Updates)>,
 }
 
 /// The calls in flight on a connection: those that asked for progress or logs by the
@@ -162,7 +165,15 @@ impl UpstreamHandler {
             forward,
             routes,
             list_changed,
+            updates: None,
         }
+    }
+
+    /// This handler, passing on to `updates` the resource updates of the resources `pins`
+    /// lets clients subscribe to.
+    pub(crate) fn with_updates(mut self, pins: &'static [PinSpec], updates: Updates) -> Self {
+        self.updates = Some((pins, updates));
+        self
     }
 
     /// The call `request` is to be passed on to, or the error the upstream gets.
@@ -268,6 +279,16 @@ impl ClientHandler for UpstreamHandler {
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.notify_one();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some((pins, updates)) = &self.updates {
+            updates.relay(self.upstream, pins, &params.uri);
+        }
     }
 
     fn get_info(&self) -> ClientConfig {

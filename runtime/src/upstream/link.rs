@@ -5,16 +5,18 @@
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use rmcp::service::{Peer, RoleClient};
+use rmcp::model::{ServerNotification, SubscribeRequestParams, SubscriptionFilter};
+use rmcp::service::{Peer, RoleClient, Subscription};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
 
-use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamSpec};
+use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamProtocol, UpstreamSpec};
 use crate::upstream::connect::connect;
 use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::{PinStatus, compare};
+use crate::upstream::updates::{Updates, subscribable};
 
 /// The longest wait between two restarts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -48,10 +50,16 @@ pub(crate) struct Link {
     /// The gateway's own clients, told when a tool this upstream serves leaves or rejoins
     /// the published list.
     listing: Arc<Listing>,
+    /// Where the updates of the resources it serves go.
+    updates: Updates,
 }
 
 impl Link {
-    pub(crate) fn new(spec: &'static UpstreamSpec, listing: Arc<Listing>) -> Self {
+    pub(crate) fn new(
+        spec: &'static UpstreamSpec,
+        listing: Arc<Listing>,
+        updates: Updates,
+    ) -> Self {
         Self {
             spec,
             state: RwLock::new(LinkState::Starting),
@@ -61,6 +69,7 @@ impl Link {
             routes: Arc::new(Routes::new(spec.forward)),
             list_changed: Arc::default(),
             listing,
+            updates,
         }
     }
 
@@ -151,12 +160,15 @@ impl Link {
                 self.spec.forward,
                 Arc::clone(&self.routes),
                 Arc::clone(&self.list_changed),
-            );
+            )
+            .with_updates(self.spec.pins, self.updates.clone());
             let attempt = connect(self.spec, handler).await;
             match attempt {
                 Ok(connection) => {
                     let peer = connection.peer().clone();
                     self.check_pins(&peer).await;
+                    // Subscribed before it counts as up: an update after that is not missed.
+                    let mut listening = self.listen(&peer).await;
                     self.set_state(LinkState::Up(peer.clone()));
                     tracing::info!(upstream = self.spec.name, "upstream connected");
                     self.attempts.send_modify(|count| *count += 1);
@@ -167,6 +179,21 @@ impl Link {
                         tokio::select! {
                             ended = &mut waiting => break ended,
                             () = self.list_changed.notified() => self.check_pins(&peer).await,
+                            heard = next(&mut listening) => match heard {
+                                Some(ServerNotification::ResourceUpdatedNotification(updated)) => {
+                                    self.updates.relay(self.spec.name, self.spec.pins, &updated.params.uri);
+                                }
+                                Some(
+                                    ServerNotification::ToolListChangedNotification(_)
+                                    | ServerNotification::PromptListChangedNotification(_)
+                                    | ServerNotification::ResourceListChangedNotification(_),
+                                ) => self.check_pins(&peer).await,
+                                Some(_) => {}
+                                None => {
+                                    tracing::warn!(upstream = self.spec.name, "the upstream's subscriptions/listen stream ended; list changes are seen at the next reconnect");
+                                    listening = None;
+                                }
+                            },
                         }
                     };
                     let reason = match ended {
@@ -202,6 +229,53 @@ impl Link {
                 .min(MAX_BACKOFF);
             restarts += 1;
             tokio::time::sleep(backoff).await;
+        }
+    }
+
+    /// Asks the upstream for what changes while the connection lasts: on 2025-11-25, its
+    /// list_changed notifications come unasked and each subscribable resource is subscribed to
+    /// with `resources/subscribe`; on 2026-07-28, one `subscriptions/listen` stream carries the
+    /// list changes of the kinds the pins hold and those resources' updates (returned, for
+    /// the supervisor to read).
+    async fn listen(&self, peer: &Peer<RoleClient>) -> Option<Subscription> {
+        let capabilities = peer.peer_info().map(|info| info.capabilities.clone())?;
+        let subscribable: Vec<&str> = subscribable(self.spec.pins).collect();
+        let may_subscribe = capabilities
+            .resources
+            .as_ref()
+            .is_some_and(|resources| resources.subscribe == Some(true));
+        let uris = if may_subscribe {
+            subscribable
+        } else {
+            Vec::new()
+        };
+        if self.spec.protocol == UpstreamProtocol::V2025_11_25 {
+            for uri in uris {
+                #[allow(deprecated, reason = "a 2025-11-25 upstream subscribes this way")]
+                let subscribed = peer.subscribe(SubscribeRequestParams::new(uri)).await;
+                if let Err(error) = subscribed {
+                    tracing::warn!(upstream = self.spec.name, uri, %error, "the upstream refused resources/subscribe; its updates will not reach subscribers");
+                }
+            }
+            return None;
+        }
+        let mut filter = SubscriptionFilter::builder();
+        for kind in &self.kinds {
+            filter = match kind {
+                PinKind::Tool => filter.tools_list_changed(),
+                PinKind::Prompt => filter.prompts_list_changed(),
+                PinKind::Resource | PinKind::ResourceTemplate => filter.resources_list_changed(),
+            };
+        }
+        if !uris.is_empty() {
+            filter = filter.resource_subscriptions(uris);
+        }
+        match peer.listen(filter.build()).await {
+            Ok(subscription) => Some(subscription),
+            Err(error) => {
+                tracing::warn!(upstream = self.spec.name, %error, "the upstream did not open subscriptions/listen; list changes are seen at the next reconnect");
+                None
+            }
         }
     }
 
@@ -249,5 +323,14 @@ fn kinds_of(spec: &UpstreamSpec) -> Vec<PinKind> {
         vec![PinKind::Tool]
     } else {
         kinds
+    }
+}
+
+/// The next notification of `listening`, or never where there is none; `None` once the stream
+/// ends or fails.
+async fn next(listening: &mut Option<Subscription>) -> Option<ServerNotification> {
+    match listening {
+        Some(subscription) => subscription.next().await.ok().flatten(),
+        None => std::future::pending().await,
     }
 }

@@ -17,6 +17,7 @@ mod replies;
 mod reply;
 mod request;
 mod rounds;
+mod updates;
 
 pub use self::reply::Reply;
 
@@ -36,6 +37,7 @@ use crate::upstream::link::{Link, LinkState};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::PinStatus;
 use crate::upstream::reply::failed;
+use crate::upstream::updates::Updates;
 
 /// Why [`fetch_offered`] could not read an upstream's lists.
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +61,8 @@ pub struct Offered {
     pub resources: Vec<Value>,
     /// `resources/templates/list`.
     pub templates: Vec<Value>,
+    /// Whether clients may subscribe to its resources (`resources.subscribe`).
+    pub subscribe: bool,
 }
 
 impl Offered {
@@ -98,7 +102,13 @@ pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, Fetch
         PinKind::Resource | PinKind::ResourceTemplate => capabilities.resources.is_some(),
     };
     let limit = Duration::from_millis(spec.timeout_ms);
-    let mut offered = Offered::default();
+    let mut offered = Offered {
+        subscribe: capabilities
+            .resources
+            .as_ref()
+            .is_some_and(|resources| resources.subscribe == Some(true)),
+        ..Offered::default()
+    };
     for &kind in PinKind::ALL.iter().filter(|kind| declared(**kind)) {
         let listed = tokio::time::timeout(limit, definitions::list(&peer, kind))
             .await
@@ -150,6 +160,7 @@ pub struct SchemaError {
 pub struct Upstreams {
     links: Vec<Arc<Link>>,
     listing: Arc<Listing>,
+    updates: Updates,
     started: OnceLock<()>,
 }
 
@@ -168,12 +179,14 @@ impl Upstreams {
     /// The upstreams of `specs`, not yet connected.
     pub fn new(specs: &'static [UpstreamSpec]) -> Self {
         let listing = Arc::<Listing>::default();
+        let updates = Updates::default();
         Self {
             links: specs
                 .iter()
-                .map(|spec| Arc::new(Link::new(spec, Arc::clone(&listing))))
+                .map(|spec| Arc::new(Link::new(spec, Arc::clone(&listing), updates.clone())))
                 .collect(),
             listing,
+            updates,
             started: OnceLock::new(),
         }
     }
@@ -216,6 +229,13 @@ impl Upstreams {
         if PinKind::ALL.iter().any(|kind| self.list_may_change(*kind)) {
             self.listing.watch(peer);
         }
+    }
+
+    /// Every later update of a resource an upstream serves and the manifest marks
+    /// `subscribe = true`, by URI: what the server passes on to its own subscribers
+    /// (`serve` relays it to [`crate::subscriptions::Subscriptions::resource_updated`]).
+    pub fn resource_updates(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.updates.subscribe()
     }
 
     /// Refuses to start a server whose pinned schemas do not compile (checked by `serve`

@@ -91,6 +91,7 @@ mod tests {
             remote_name,
             sha256,
             schema: None,
+            subscribe: false,
         }
     }
 

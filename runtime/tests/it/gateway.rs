@@ -172,6 +172,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
                 remote_name: name,
                 sha256: leak(sha256.into_boxed_str()),
                 schema: None,
+                subscribe: false,
             }
         })
         .collect();
@@ -471,6 +472,7 @@ async fn an_upstream_that_cannot_start_is_unavailable_and_says_why() {
                     remote_name: "echo",
                     sha256: leak("0".repeat(64).into_boxed_str()),
                     schema: None,
+                    subscribe: false,
                 }]
                 .into_boxed_slice(),
             ),

@@ -103,6 +103,7 @@ fn spec(url: String, sha256: String, ca_pem: Option<&'static str>) -> &'static [
                     remote_name: "headers",
                     sha256: leak(sha256.into_boxed_str()),
                     schema: None,
+                    subscribe: false,
                 }]
                 .into_boxed_slice(),
             ),

@@ -184,6 +184,7 @@ async fn gateway() -> Gateway {
             remote_name: leak(tool.name.to_string().into_boxed_str()),
             sha256: leak(definition_sha256(&serde_json::to_value(tool).unwrap()).into_boxed_str()),
             schema: None,
+            subscribe: false,
         })
         .collect();
     let upstreams = Upstreams::new(std::slice::from_ref(spec(

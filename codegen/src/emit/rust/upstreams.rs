@@ -60,7 +60,8 @@ pub(crate) fn upstream_specs(model: &Model) -> TokenStream {
             };
             let kind = contract_enum(pin.kind);
             let (name, remote, sha256) = (pin.name, &pin.binding.remote_name, &pin.binding.pin_sha256);
-            quote!(#rt::PinSpec { kind: #kind, name: #name, remote_name: #remote, sha256: #sha256, schema: #schema })
+            let subscribe = pin.subscribe;
+            quote!(#rt::PinSpec { kind: #kind, name: #name, remote_name: #remote, sha256: #sha256, schema: #schema, subscribe: #subscribe })
         });
         let timeout_ms = int(upstream.timeout_ms);
         let max_restarts = int(upstream.max_restarts);
@@ -96,6 +97,8 @@ struct Pinned<'m> {
     binding: &'m UpstreamBinding,
     /// The static holding a tool's pinned JSON Schema, where it has one.
     schema_static: Option<proc_macro2::Ident>,
+    /// A resource clients may subscribe to.
+    subscribe: bool,
 }
 
 /// What upstream `index` serves, in the order of its pins: tools, prompts, resources, then
@@ -110,6 +113,7 @@ fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
                 .pinned_schema
                 .as_ref()
                 .map(|_| format_ident!("{}_SCHEMA", tool.module.to_uppercase())),
+            subscribe: false,
         })
     });
     let catalog = &model.catalog;
@@ -119,6 +123,7 @@ fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
             name: &prompt.name,
             binding: prompt.upstream.as_ref()?,
             schema_static: None,
+            subscribe: false,
         })
     });
     let resources = catalog.resources.iter().filter_map(|resource| {
@@ -127,6 +132,7 @@ fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
             name: &resource.uri,
             binding: resource.upstream.as_ref()?,
             schema_static: None,
+            subscribe: resource.subscribe,
         })
     });
     let templates = catalog.templates.iter().filter_map(|template| {
@@ -135,6 +141,7 @@ fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
             name: &template.uri_template,
             binding: template.upstream.as_ref()?,
             schema_static: None,
+            subscribe: false,
         })
     });
     tools

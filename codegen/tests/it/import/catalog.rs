@@ -43,6 +43,7 @@ fn offered(description: &str) -> Offered {
         templates: vec![
             json!({"uriTemplate": "docs://pages/{page}", "name": "page", "mimeType": "text/plain"}),
         ],
+        subscribe: true,
     }
 }
 
@@ -91,6 +92,11 @@ fn prompts_resources_and_templates_are_written_pinned_cleaned_and_capped() {
         "required by default"
     );
     assert_eq!(arguments[1]["required"].as_bool(), Some(false));
+    assert_eq!(
+        manifest["resources"][0]["subscribe"].as_bool(),
+        Some(true),
+        "the upstream lets clients subscribe: so does the gateway"
+    );
     let template = &manifest["resource_templates"][0];
     assert_eq!(template["variables"][0]["name"].as_str(), Some("page"));
     // Bounded by default: what prompts and resources return is capped by the defaults.

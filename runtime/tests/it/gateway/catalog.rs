@@ -164,6 +164,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift) -> CatalogGateway {
             remote_name: name,
             sha256: leak(pin_sha256(kind, live).into_boxed_str()),
             schema: None,
+            subscribe: kind == PinKind::Resource,
         }
     };
     let pins = vec![
@@ -457,4 +458,26 @@ async fn with_on_drift_drop_a_changed_prompt_leaves_its_list() {
         .upstreams
         .visible_resources(gateway.pipeline.catalog().list_resources());
     assert_eq!(resources.resources.len(), 1, "the resource did not change");
+}
+
+#[tokio::test]
+async fn updates_of_a_served_resource_are_passed_on_and_no_others() {
+    let gateway = gateway(&[], OnDrift::Refuse).await;
+    let subscribed = gateway
+        .received()
+        .iter()
+        .filter(|method| *method == "resources/subscribe")
+        .count();
+    assert_eq!(
+        subscribed, 1,
+        "the gateway subscribed upstream to the resource it serves"
+    );
+    let mut updates = gateway.upstreams.resource_updates();
+    gateway.read("hostile://notes").await.expect("the resource");
+    // The upstream announced hostile://elsewhere first, on the same stream: dropped.
+    let updated = tokio::time::timeout(Duration::from_secs(20), updates.recv())
+        .await
+        .expect("an update passed on")
+        .expect("the channel is open");
+    assert_eq!(updated, "hostile://notes");
 }
