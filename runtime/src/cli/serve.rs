@@ -179,21 +179,6 @@ fn socket_address(text: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("{text} resolves to no address"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bind_accepts_addresses_and_names_with_a_port() {
-        assert_eq!(
-            socket_address("127.0.0.1:1").unwrap(),
-            "127.0.0.1:1".parse().unwrap()
-        );
-        assert!(socket_address("localhost:9999").unwrap().ip().is_loopback());
-        assert!(socket_address("localhost").is_err(), "a port is required");
-    }
-}
-
 /// Passes each update of a resource an upstream serves on to the server's own subscribers,
 /// for as long as the server runs.
 #[cfg(feature = "gateway")]
@@ -220,4 +205,19 @@ fn relay_resource_updates<S: GeneratedServer>(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bind_accepts_addresses_and_names_with_a_port() {
+        assert_eq!(
+            socket_address("127.0.0.1:1").unwrap(),
+            "127.0.0.1:1".parse().unwrap()
+        );
+        assert!(socket_address("localhost:9999").unwrap().ip().is_loopback());
+        assert!(socket_address("localhost").is_err(), "a port is required");
+    }
 }
