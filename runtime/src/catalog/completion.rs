@@ -126,6 +126,9 @@ impl Catalog<'_> {
             self.audit_request(COMPLETE, target, &args, &began, finished);
         };
         let refuse = |refusal| Err(self.refuse(refusal, COMPLETE, target, None, &args, &began));
+        if let Err(refusal) = self.limit(COMPLETE, &began).await {
+            return refuse(refusal);
+        }
         let typed = &request.argument.value;
         if typed.chars().count() > MAX_TYPED_CHARS {
             let mut errors = crate::validate::ArgErrors::default();

@@ -102,6 +102,10 @@ impl Catalog<'_> {
         let Some(spec) = catalog.prompts.iter().find(|spec| spec.name == name) else {
             return refuse(Refusal::UnknownPrompt(name.to_owned()));
         };
+        // Counted before the arguments are checked, as a tool call is.
+        if let Err(refusal) = self.limit(GET, &began).await {
+            return refuse(refusal);
+        }
         let arguments = match A::from_call(request.arguments.as_ref()) {
             Ok(arguments) => arguments,
             Err(errors) => return refuse(Refusal::InvalidArguments(errors)),

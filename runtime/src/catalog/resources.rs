@@ -280,6 +280,9 @@ impl Catalog<'_> {
         let args = json!({ "uri": uri });
         let refuse =
             |refusal: Refusal| Err(self.refuse(refusal, READ, &uri, Some("uri"), &args, &began));
+        if let Err(refusal) = self.limit(READ, &began).await {
+            return refuse(refusal);
+        }
         let vars = match V::from_call(Some(&variables)) {
             Ok(vars) => vars,
             Err(errors) => return refuse(Refusal::InvalidArguments(errors)),

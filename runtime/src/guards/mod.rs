@@ -10,6 +10,7 @@ pub(crate) mod rate_limit;
 pub mod redact;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_window;
+pub(crate) mod request_limits;
 pub(crate) mod schema_cap;
 pub mod strip;
 pub mod tabular;

@@ -38,6 +38,7 @@ use crate::error::ToolError;
 use crate::guards::concurrency::Slots;
 use crate::guards::idempotency::IdempotencyStore;
 use crate::guards::rate_limit::{RateLimiter, SharedStore, StoreError};
+use crate::guards::request_limits::RequestLimits;
 use crate::spec::{ServerSpec, ToolSpec};
 use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
@@ -127,6 +128,8 @@ pub struct Pipeline {
     updates: crate::subscriptions::updates::Updates,
     /// The calls that became tasks.
     tasks: crate::tasks::Tasks,
+    /// The windows of the catalog's requests that reach a body or an upstream.
+    request_limits: RequestLimits,
 }
 
 /// Why a server cannot start serving: checked by `serve`, `call` and `embed::router` before
@@ -153,6 +156,7 @@ impl Pipeline {
     pub fn new(server: &'static ServerSpec, tools: &'static [ToolSpec]) -> Self {
         panic_capture::install_hook();
         let store = SharedStore::default();
+        let request_limits = RequestLimits::new(server, &store);
         let tools = tools
             .iter()
             .map(|spec| ToolState {
@@ -195,6 +199,7 @@ impl Pipeline {
                 .map_err(|error| error.to_string()),
             updates: crate::subscriptions::updates::Updates::default(),
             tasks: crate::tasks::Tasks::default(),
+            request_limits,
         }
     }
 
@@ -203,10 +208,11 @@ impl Pipeline {
     /// cannot start. Redis being down is not such an error: the manifest's
     /// `when_unreachable` answers each call then.
     pub fn check_setup(&self) -> Result<(), SetupError> {
-        if let Some(error) = self.tools.iter().find_map(|tool| {
+        let tools = self.tools.iter().find_map(|tool| {
             let limiter = tool.limiter.as_ref().and_then(RateLimiter::setup_error);
             limiter.or_else(|| tool.idempotency.as_ref()?.setup_error())
-        }) {
+        });
+        if let Some(error) = tools.or_else(|| self.request_limits.setup_error()) {
             return Err(error.clone().into());
         }
         #[cfg(feature = "otel")]
@@ -243,6 +249,11 @@ impl Pipeline {
     /// Updates of subscribable resources and the listen streams they go to.
     pub(crate) fn updates(&self) -> &crate::subscriptions::updates::Updates {
         &self.updates
+    }
+
+    /// The rate limits of the catalog's requests that reach a body or an upstream.
+    pub(crate) fn request_limits(&self) -> &RequestLimits {
+        &self.request_limits
     }
 
     /// Installs the audit log; every later call is recorded. Returns the log back if one

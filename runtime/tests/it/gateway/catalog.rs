@@ -1,6 +1,7 @@
 //! The hostile upstream's prompt, resource and template through the gateway: pinned from its
 //! own lists, every answer through the catalog's guards, arguments validated before the
-//! upstream sees them, and a prompt that changes upstream refused (or dropped from the list).
+//! upstream sees them, each request kind rate-limited, a prompt that changes upstream refused
+//! (or dropped from the list), and only the served resource's updates passed on.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +12,8 @@ use harness_runtime::catalog::{
     VariableKind,
 };
 use harness_runtime::spec::{
-    EndpointSpec, OnDrift, PinKind, PinSpec, ServerSpec, UpstreamProtocol, UpstreamSpec,
+    EndpointSpec, GuardSpec, OnDrift, PinKind, PinSpec, RateLimitBackend, RateLimitScope,
+    RateLimitSpec, ServerSpec, UpstreamProtocol, UpstreamSpec,
 };
 use harness_runtime::upstream::{Upstreams, fetch_offered};
 use harness_runtime::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, NoArguments};
@@ -113,6 +115,23 @@ static CATALOG_SERVER: ServerSpec = ServerSpec {
     ..SERVER
 };
 
+/// The same, with `[defaults.guards] rate_limit = { calls = 2, period_seconds = 3600 }`.
+static LIMITED_SERVER: ServerSpec = ServerSpec {
+    catalog: CatalogSpec {
+        guards: GuardSpec {
+            rate_limit: Some(RateLimitSpec {
+                calls: 2,
+                period_seconds: 3600.0,
+                backend: RateLimitBackend::Memory,
+                per: RateLimitScope::Tool,
+            }),
+            ..GATEWAY_GUARDS
+        },
+        ..CATALOG
+    },
+    ..SERVER
+};
+
 struct CatalogGateway {
     pipeline: Pipeline,
     upstreams: Arc<Upstreams>,
@@ -128,6 +147,15 @@ const TEMPLATE: usize = 2;
 /// A gateway in front of the hostile upstream (`mode` its extra arguments), its prompt,
 /// resource and template pinned from the upstream's own lists (as `import` pins them).
 async fn gateway(mode: &[&str], on_drift: OnDrift) -> CatalogGateway {
+    gateway_of(&CATALOG_SERVER, mode, on_drift).await
+}
+
+/// [`gateway`] serving `server`'s catalog.
+async fn gateway_of(
+    server: &'static ServerSpec,
+    mode: &[&str],
+    on_drift: OnDrift,
+) -> CatalogGateway {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("upstream.jsonl");
     let mut args = vec![HOSTILE.to_owned(), log.display().to_string()];
@@ -174,7 +202,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift) -> CatalogGateway {
     ];
     let upstream: &'static [UpstreamSpec] =
         leak(vec![spec(leak(pins.into_boxed_slice()))].into_boxed_slice());
-    let pipeline = Pipeline::new(&CATALOG_SERVER, &[]);
+    let pipeline = Pipeline::new(server, &[]);
     pipeline
         .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
         .unwrap();
@@ -480,4 +508,38 @@ async fn updates_of_a_served_resource_are_passed_on_and_no_others() {
         .expect("an update passed on")
         .expect("the channel is open");
     assert_eq!(updated, "hostile://notes");
+}
+
+#[tokio::test]
+async fn requests_that_reach_the_upstream_are_rate_limited_per_kind() {
+    let gateway = gateway_of(&LIMITED_SERVER, &[], OnDrift::Refuse).await;
+    for _ in 0..2 {
+        gateway
+            .get_prompt(json!({"topic": "x"}))
+            .await
+            .expect("within the limit");
+    }
+    let refused = gateway
+        .get_prompt(json!({"topic": "x"}))
+        .await
+        .expect_err("over the limit");
+    let data = refused.data.expect("the envelope's fields");
+    assert_eq!(data["error_code"], "ToolRateLimitError", "{data}");
+    let gets = gateway
+        .received()
+        .iter()
+        .filter(|method| *method == "prompts/get")
+        .count();
+    assert_eq!(gets, 2, "a refused get never reaches the upstream");
+    // Reads have a window of their own.
+    gateway
+        .read("hostile://files/a")
+        .await
+        .expect("another kind");
+    let outcomes: Vec<Value> = gateway
+        .audit()
+        .iter()
+        .map(|record| record["outcome"].clone())
+        .collect();
+    assert!(outcomes.contains(&json!("rate_limited")), "{outcomes:?}");
 }
