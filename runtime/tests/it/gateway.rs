@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use common::{AUDIT, GUARDS, SERVER, tool};
 
 mod catalog;
+mod listen;
 mod sessions;
 
 const HOSTILE: &str = concat!(

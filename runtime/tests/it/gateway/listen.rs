@@ -1,0 +1,139 @@
+//! A 2026-07-28 upstream over streamable HTTP (the harness's own subscriptions, served by
+//! rmcp): the gateway opens one `subscriptions/listen` stream on it for the resources it
+//! serves as subscribable, before the link counts as up, and passes their updates on.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness_contract::pin_sha256;
+use harness_runtime::Pipeline;
+use harness_runtime::catalog::{CatalogSpec, ResourceContent, ResourceSpec};
+use harness_runtime::spec::{
+    EndpointSpec, OnDrift, PinKind, PinSpec, ServerSpec, UpstreamProtocol, UpstreamSpec,
+};
+use harness_runtime::upstream::{Upstreams, fetch_offered};
+use rmcp::ServerHandler;
+use rmcp::model::{
+    ErrorData, InitializeResult, ListResourcesResult, PaginatedRequestParams, SubscriptionFilter,
+};
+use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
+
+use super::leak;
+use crate::common::{SERVER, upstream};
+
+const fn resource(uri: &'static str) -> ResourceSpec {
+    ResourceSpec {
+        uri,
+        name: "r",
+        title: None,
+        description: None,
+        mime_type: "text/plain",
+        content: ResourceContent::Text("content"),
+        size: 7,
+        subscribe: true,
+    }
+}
+
+/// The upstream: two subscribable resources.
+static UPSTREAM: ServerSpec = ServerSpec {
+    catalog: CatalogSpec {
+        resources: &[resource("test://watched"), resource("test://other")],
+        ..CatalogSpec::EMPTY
+    },
+    ..SERVER
+};
+
+/// What a generated handler does with these requests: hands them to the pipeline.
+#[derive(Clone)]
+struct Upstream(Arc<Pipeline>);
+
+impl ServerHandler for Upstream {
+    fn get_info(&self) -> InitializeResult {
+        UPSTREAM.server_info()
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(self.0.catalog().list_resources())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(self.0.subscriptions().accepted_subscriptions(requested))
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        self.0.subscriptions().listen(subscription).await
+    }
+}
+
+fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
+    leak(Box::new(UpstreamSpec {
+        name: "listening",
+        endpoint: EndpointSpec::StreamableHttp {
+            url: leak(url.to_owned().into_boxed_str()),
+            headers: &[],
+            ca_pem: None,
+        },
+        timeout_ms: 5000,
+        max_restarts: 0,
+        backoff_ms: 10,
+        on_drift: OnDrift::Refuse,
+        protocol: UpstreamProtocol::V2026_07_28,
+        forward: &[],
+        pins,
+    }))
+}
+
+#[tokio::test]
+async fn a_2026_upstreams_updates_come_on_its_listen_stream() {
+    let source = Arc::new(Pipeline::new(&UPSTREAM, &[]));
+    let url = upstream::serve(Upstream(Arc::clone(&source))).await;
+    let offered = fetch_offered(spec(&url, &[])).await.expect("its lists");
+    assert!(offered.subscribe, "the upstream lets clients subscribe");
+    let watched = offered
+        .resources
+        .iter()
+        .find(|resource| resource["uri"] == "test://watched")
+        .expect("listed");
+    // Only test://watched is served (and subscribable) through the gateway.
+    let pins = leak(Box::new([PinSpec {
+        kind: PinKind::Resource,
+        name: "test://watched",
+        remote_name: "test://watched",
+        sha256: leak(pin_sha256(PinKind::Resource, watched).into_boxed_str()),
+        schema: None,
+        subscribe: true,
+    }]));
+    let upstreams = Upstreams::new(std::slice::from_ref(spec(&url, pins)));
+    let mut updates = upstreams.resource_updates();
+    upstreams.start().await;
+    assert!(upstreams.all_up(), "{}", upstreams.health());
+    // The stream is acknowledged before the upstream's listener is registered: wait for it.
+    let mut listeners = source.subscriptions().open();
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        listeners.wait_for(|open| *open >= 1),
+    )
+    .await
+    .expect("the gateway listens upstream")
+    .unwrap();
+    assert_eq!(
+        source.subscriptions().resource_updated("test://other"),
+        Ok(1)
+    );
+    assert_eq!(
+        source.subscriptions().resource_updated("test://watched"),
+        Ok(1)
+    );
+    let updated = tokio::time::timeout(Duration::from_secs(20), updates.recv())
+        .await
+        .expect("an update passed on")
+        .unwrap();
+    assert_eq!(updated, "test://watched", "test://other was not asked for");
+}
