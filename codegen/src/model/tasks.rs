@@ -39,14 +39,6 @@ pub(crate) fn policy(
 ) -> Option<TaskPolicy> {
     let table = tool.task.as_ref()?;
     let path = path.key("task");
-    if tool.upstream.is_some() {
-        errors.report(
-            Diagnostic::key(path.clone(), "an upstream tool cannot be made a task here")
-                .label("`[tools.task]` on an upstream tool")
-                .help("the gateway answers an upstream tool inline; remove the table"),
-        );
-        return None;
-    }
     let range = |key: &str, value: Option<u64>, bounds: std::ops::RangeInclusive<u64>| {
         if let Some(value) = value
             && !bounds.contains(&value)

@@ -6,6 +6,7 @@
 //! [`Catalog`] is this part of a server, borrowed from [`Pipeline::catalog`].
 
 pub(crate) mod completion;
+mod limits;
 mod part;
 pub(crate) mod prompt_body;
 pub(crate) mod prompts;

@@ -6,8 +6,6 @@
 //! content blocks. The lists are the manifest's, each entry pinned; a drifted one is refused,
 //! or left out of its list where `on_drift = "drop"`.
 
-use std::time::Duration;
-
 use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PromptReference,
@@ -20,10 +18,10 @@ use crate::catalog::PromptMessages;
 use crate::content::{Block, Content};
 use crate::context::CallContext;
 use crate::error::ToolError;
-use crate::pipeline::refusal::{Refusal, UpstreamFailure};
 use crate::spec::PinKind;
 use crate::upstream::Upstreams;
 use crate::upstream::reply::{block_of, contents_block, failed, from_service_error};
+use crate::upstream::request::within;
 
 /// Why an answer the gateway cannot pass on was refused: an upstream that asks for input
 /// while a prompt or a read is got (the gateway carries questions for tool calls only).
@@ -142,14 +140,4 @@ impl Upstreams {
             .retain(|template| !self.hides(PinKind::ResourceTemplate, &template.uri_template));
         list
     }
-}
-
-/// `request`, bounded by the upstream's `timeout_ms` (the catalog's own timeout bounds the
-/// whole body too).
-async fn within<T>(timeout_ms: u64, request: impl Future<Output = T>) -> Result<T, ToolError> {
-    tokio::time::timeout(Duration::from_millis(timeout_ms), request)
-        .await
-        .map_err(|_| {
-            Refusal::Upstream(UpstreamFailure::NoAnswer(Some(timeout_ms))).into_tool_error()
-        })
 }

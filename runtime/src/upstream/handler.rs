@@ -18,7 +18,7 @@ use rmcp::ClientHandler;
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ErrorData, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam,
+    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, TASKS_EXTENSION_ID,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::{Map, Value, json};
@@ -300,6 +300,12 @@ impl ClientHandler for UpstreamHandler {
             .map(|request| (request.as_str().to_owned(), json!({})))
             .collect();
         info.capabilities = serde_json::from_value(Value::Object(declared)).unwrap_or_default();
+        // The gateway follows an upstream's task to its end (tasks.rs), and `tasks/get` must
+        // carry the extension too.
+        info.capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
         info.client_info.name = format!("harness-gateway/{}", self.upstream);
         info.client_info.version = env!("CARGO_PKG_VERSION").to_owned();
         info

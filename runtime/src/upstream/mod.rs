@@ -17,6 +17,7 @@ mod replies;
 mod reply;
 mod request;
 mod rounds;
+mod tasks;
 mod updates;
 
 pub use self::reply::Reply;
@@ -324,9 +325,12 @@ impl Upstreams {
                 Ok(Ok(CallToolResponse::Complete(result))) => {
                     return reply::from_result(spec.name, result);
                 }
+                Ok(Ok(CallToolResponse::Task(created))) => {
+                    return tasks::follow(&peer, spec, created).await;
+                }
                 Ok(Ok(_)) => {
                     return Err(failed(
-                        "the upstream answered with a task, which this gateway does not carry",
+                        "the upstream answered with a kind of response this gateway does not carry",
                     ));
                 }
             }

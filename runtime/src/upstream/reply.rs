@@ -146,7 +146,7 @@ fn texts(content: &[ContentBlock]) -> String {
 
 /// An upstream's error text, stripped and capped before it reaches the envelope (which
 /// applies the tool's own caps too).
-fn clean_error(text: &str) -> String {
+pub(crate) fn clean_error(text: &str) -> String {
     let stripped = strip::sanitize(text, true);
     match chars::cap_text(&stripped, MAX_ERROR_CHARS) {
         Some(cut) => cut,

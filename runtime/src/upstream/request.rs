@@ -5,18 +5,21 @@
 //! `notifications/cancelled` upstream.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ServiceError;
-use rmcp::model::RequestMetaObject;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
     ClientRequest, RequestId, ServerResult,
 };
+use rmcp::model::{ClientCapabilities, RequestMetaObject, TASKS_EXTENSION_ID};
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 
 use crate::context::CallContext;
+use crate::error::ToolError;
 use crate::input::session::InputSession;
+use crate::pipeline::refusal::{Refusal, UpstreamFailure};
 use crate::spec::{UpstreamProtocol, UpstreamSpec};
 use crate::upstream::handler::Routes;
 
@@ -55,13 +58,15 @@ pub(crate) async fn call_tool(
     match answer? {
         ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
         _ => Err(ServiceError::UnexpectedResponse),
     }
 }
 
 /// What a 2026-07-28 upstream reads as the client's capabilities: those the calling client
 /// declared and the manifest forwards from this upstream, so that it asks only for input that
-/// can reach someone (rmcp's default would declare the gateway's whole `forward` list).
+/// can reach someone (rmcp's default would declare the gateway's whole `forward` list), and
+/// the tasks extension, which the gateway itself handles.
 fn client_meta(spec: &UpstreamSpec, input: Option<&InputSession>) -> RequestMetaObject {
     let client = input
         .and_then(InputSession::declared)
@@ -78,10 +83,16 @@ fn client_meta(spec: &UpstreamSpec, input: Option<&InputSession>) -> RequestMeta
                 .map(|value| (name.to_owned(), value.clone()))
         })
         .collect();
+    let mut capabilities: ClientCapabilities =
+        serde_json::from_value(Value::Object(declared)).unwrap_or_default();
+    // The gateway follows a task to its end (tasks.rs): an upstream tool that runs only as a
+    // task is served too.
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
     let mut meta = RequestMetaObject::new();
-    meta.set_client_capabilities(
-        serde_json::from_value(Value::Object(declared)).unwrap_or_default(),
-    );
+    meta.set_client_capabilities(capabilities);
     meta
 }
 
@@ -111,4 +122,17 @@ impl Drop for CancelOnDrop {
             });
         }
     }
+}
+
+/// `request` (any request to an upstream), bounded by the upstream's `timeout_ms`; the tool's
+/// or the catalog's own timeout bounds the whole body too.
+pub(crate) async fn within<T>(
+    timeout_ms: u64,
+    request: impl Future<Output = T>,
+) -> Result<T, ToolError> {
+    tokio::time::timeout(Duration::from_millis(timeout_ms), request)
+        .await
+        .map_err(|_| {
+            Refusal::Upstream(UpstreamFailure::NoAnswer(Some(timeout_ms))).into_tool_error()
+        })
 }

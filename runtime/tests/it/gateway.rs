@@ -25,6 +25,7 @@ use common::{AUDIT, GUARDS, SERVER, tool};
 mod catalog;
 mod listen;
 mod sessions;
+mod tasks;
 
 const HOSTILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -222,6 +222,13 @@ fn elicitation() -> Value {
     json!({"elicitation": {"form": {}}})
 }
 
+/// What the upstream is told the client declared: `forwarded` (the client's own, where the
+/// manifest forwards them), and the tasks extension, which the gateway handles itself.
+fn declared(mut forwarded: Value) -> Value {
+    forwarded["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    forwarded
+}
+
 fn named(name: &str) -> Value {
     json!({"who": {"action": "accept", "content": {"name": name}}})
 }
@@ -300,7 +307,7 @@ async fn a_2026_client_gets_the_upstreams_questions_cleaned_and_each_answer_is_u
     let seen = gateway.seen();
     assert_eq!(seen[2]["state"], "u2:Ada");
     for call in &seen {
-        assert_eq!(call["capabilities"], elicitation(), "{call}");
+        assert_eq!(call["capabilities"], declared(elicitation()), "{call}");
     }
 }
 
@@ -365,7 +372,7 @@ async fn what_the_manifest_does_not_forward_or_the_client_did_not_declare_ends_t
     let error = gateway.call(0, call).await.unwrap_err();
     assert!(error.message.contains("capabilit"), "{error:?}");
     let seen = gateway.seen();
-    assert_eq!(seen.last().unwrap()["capabilities"], json!({}));
+    assert_eq!(seen.last().unwrap()["capabilities"], declared(json!({})));
 }
 
 #[tokio::test]

@@ -175,5 +175,14 @@ pub(crate) fn upstream_body(
 ) -> TokenStream {
     let (upstream, pin) = pin_of(model, PinKind::Tool, &tool.name, binding);
     let args = format_ident!("{}", tool.args_type);
+    if tool.task.is_some() {
+        // A task's body outlives the request: it owns its handle on the upstreams.
+        return quote! {
+            {
+                let upstreams = Arc::clone(&self.upstreams);
+                move |args: #args, ctx| async move { upstreams.call(#upstream, #pin, args, ctx).await }
+            }
+        };
+    }
     quote!(|args: #args, ctx| self.upstreams.call(#upstream, #pin, args, ctx))
 }
