@@ -13,6 +13,7 @@ use harness_contract::{PinKind, pin_sha256};
 use serde_json::Value;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
 
+use crate::import::edit;
 use crate::import::error::ImportError;
 use crate::import::join::{Target, edit_error, plain};
 use crate::import::poisoning::audit;
@@ -166,7 +167,7 @@ fn check_pin(
     let pinned = harness_contract::upstream::pinned_part(kind, live);
     diff.push_str(&serde_json::to_string_pretty(&pinned).expect("JSON serializes"));
     diff.push('\n');
-    let updated = update && set_pin(doc, kind, entry.index, &live_sha256);
+    let updated = update && edit::set_pin_in(doc, array_key(kind), entry.index, &live_sha256);
     ToolReport {
         name,
         outcome: Outcome::Drifted {
@@ -179,22 +180,6 @@ fn check_pin(
         audits: Vec::new(),
         notes: Vec::new(),
     }
-}
-
-fn set_pin(doc: &mut DocumentMut, kind: PinKind, index: usize, pin: &str) -> bool {
-    let Some(value) = doc
-        .get_mut(array_key(kind))
-        .and_then(Item::as_array_of_tables_mut)
-        .and_then(|array| array.get_mut(index))
-        .and_then(|table| table.get_mut("pin_sha256"))
-        .and_then(Item::as_value_mut)
-    else {
-        return false;
-    };
-    let decor = value.decor().clone();
-    *value = pin.into();
-    *value.decor_mut() = decor;
-    true
 }
 
 /// An entry the manifest does not have yet: appended and kept if the manifest still

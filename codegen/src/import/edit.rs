@@ -105,8 +105,13 @@ pub(crate) fn remove_last(doc: &mut DocumentMut) {
 /// Replaces the value of `pin_sha256` of the tool at `index`, keeping the line's own
 /// formatting (spacing, a trailing comment); nothing else of the entry changes.
 pub(crate) fn set_pin(doc: &mut DocumentMut, index: usize, pin: &str) -> bool {
+    set_pin_in(doc, "tools", index, pin)
+}
+
+/// [`set_pin`] of the entry at `index` of the array of tables `array` (`prompts`...).
+pub(crate) fn set_pin_in(doc: &mut DocumentMut, array: &str, index: usize, pin: &str) -> bool {
     let Some(value) = doc
-        .get_mut("tools")
+        .get_mut(array)
         .and_then(Item::as_array_of_tables_mut)
         .and_then(|tools| tools.get_mut(index))
         .and_then(|table| table.get_mut("pin_sha256"))

@@ -10,7 +10,7 @@ use std::time::Duration;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
-    ClientRequest, RequestId, ServerResult,
+    ClientRequest, ServerResult,
 };
 use rmcp::model::{ClientCapabilities, RequestMetaObject, TASKS_EXTENSION_ID};
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
@@ -49,12 +49,19 @@ pub(crate) async fn call_tool(
     // microseconds) is dropped, as for a call that asked for none.
     let _route = (context.wants_progress() || context.log_level().is_some())
         .then(|| routes.register(handle.progress_token.clone(), context.clone()));
-    let mut abandoned = CancelOnDrop {
-        peer: peer.clone(),
-        id: Some(handle.id.clone()),
-    };
+    // As rmcp's own abandoned requests do.
+    let (cancel_peer, id) = (peer.clone(), handle.id.clone());
+    let mut abandoned = OnAbandon::new(async move {
+        let cancelled = CancelledNotificationParam::new(
+            Some(id),
+            Some("the gateway's caller cancelled or timed out".to_owned()),
+        );
+        if let Err(error) = cancel_peer.notify_cancelled(cancelled).await {
+            tracing::debug!(%error, "could not send notifications/cancelled upstream");
+        }
+    });
     let answer = handle.await_response().await;
-    abandoned.id = None;
+    abandoned.disarm();
     match answer? {
         ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
@@ -96,30 +103,28 @@ fn client_meta(spec: &UpstreamSpec, input: Option<&InputSession>) -> RequestMeta
     meta
 }
 
-/// Cancels the request upstream when dropped while armed.
-struct CancelOnDrop {
-    peer: Peer<RoleClient>,
-    id: Option<RequestId>,
+/// What to send upstream if the call is abandoned (dropped before its answer): spawned on the
+/// runtime when dropped while armed, since drop cannot await.
+pub(crate) struct OnAbandon(Option<futures::future::BoxFuture<'static, ()>>);
+
+impl OnAbandon {
+    /// Armed with `send`.
+    pub(crate) fn new(send: impl Future<Output = ()> + Send + 'static) -> Self {
+        Self(Some(Box::pin(send)))
+    }
+
+    /// The call ended: nothing to send.
+    pub(crate) fn disarm(&mut self) {
+        self.0 = None;
+    }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for OnAbandon {
     fn drop(&mut self) {
-        let Some(id) = self.id.take() else {
-            return;
-        };
-        let peer = self.peer.clone();
-        // Drop cannot await; the notification goes out on the runtime, as rmcp's own
-        // abandoned requests do.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let cancelled = CancelledNotificationParam::new(
-                    Some(id),
-                    Some("the gateway's caller cancelled or timed out".to_owned()),
-                );
-                if let Err(error) = peer.notify_cancelled(cancelled).await {
-                    tracing::debug!(%error, "could not send notifications/cancelled upstream");
-                }
-            });
+        if let Some(send) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(send);
         }
     }
 }

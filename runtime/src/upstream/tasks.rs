@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::spec::UpstreamSpec;
 use crate::upstream::reply::{self, Reply, clean_error, failed, from_service_error};
-use crate::upstream::request::within;
+use crate::upstream::request::{OnAbandon, within};
 
 /// The shortest wait between two polls, whatever the upstream suggests.
 const MIN_POLL: Duration = Duration::from_millis(20);
@@ -39,10 +39,15 @@ pub(crate) async fn follow(
     created: CreateTaskResult,
 ) -> Result<Reply, ToolError> {
     let task_id = created.task.task_id;
-    let mut abandoned = CancelTaskOnDrop {
-        peer: peer.clone(),
-        task_id: Some(task_id.clone()),
-    };
+    let (cancel_peer, cancel_id) = (peer.clone(), task_id.clone());
+    let mut abandoned = OnAbandon::new(async move {
+        if let Err(error) = cancel_peer
+            .cancel_task(CancelTaskParams::new(cancel_id))
+            .await
+        {
+            tracing::debug!(%error, "could not send tasks/cancel upstream");
+        }
+    });
     let mut wait = poll_interval(created.task.poll_interval_ms);
     loop {
         tokio::time::sleep(wait).await;
@@ -52,7 +57,7 @@ pub(crate) async fn follow(
         match got.task.payload {
             TaskPayload::Working => {}
             TaskPayload::Completed { result } => {
-                abandoned.task_id = None;
+                abandoned.disarm();
                 let result: CallToolResult = serde_json::from_value(Value::Object(result))
                     .map_err(|error| {
                         failed(
@@ -63,7 +68,7 @@ pub(crate) async fn follow(
                 return reply::from_result(spec.name, result);
             }
             TaskPayload::Failed { error } => {
-                abandoned.task_id = None;
+                abandoned.disarm();
                 let message = error
                     .get("message")
                     .and_then(Value::as_str)
@@ -72,7 +77,7 @@ pub(crate) async fn follow(
                 return Err(failed(format!("the upstream's task failed: {message}")));
             }
             TaskPayload::Cancelled => {
-                abandoned.task_id = None;
+                abandoned.disarm();
                 return Err(failed("the upstream cancelled its task"));
             }
             // Input required (or a state this version does not know). Left armed: the task
@@ -82,29 +87,6 @@ pub(crate) async fn follow(
                     "the upstream's task asked for input (or is in a state this gateway does not know), which the gateway carries for inline calls only",
                 ));
             }
-        }
-    }
-}
-
-/// Cancels the upstream's task when dropped while armed.
-struct CancelTaskOnDrop {
-    peer: Peer<RoleClient>,
-    task_id: Option<String>,
-}
-
-impl Drop for CancelTaskOnDrop {
-    fn drop(&mut self) {
-        let Some(task_id) = self.task_id.take() else {
-            return;
-        };
-        let peer = self.peer.clone();
-        // Drop cannot await; the cancellation goes out on the runtime.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(error) = peer.cancel_task(CancelTaskParams::new(task_id)).await {
-                    tracing::debug!(%error, "could not send tasks/cancel upstream");
-                }
-            });
         }
     }
 }

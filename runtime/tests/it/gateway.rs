@@ -132,19 +132,22 @@ impl Gateway {
     }
 }
 
-/// A gateway in front of the hostile upstream (`mode` its extra arguments), every tool
-/// pinned to the definition it serves at start unless `tamper` says otherwise.
-async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("upstream.jsonl");
+/// The hostile upstream (`mode` its extra arguments, `log` what it received), as a spec
+/// taking its pins.
+fn hostile(
+    log: &std::path::Path,
+    mode: &[&str],
+    on_drift: OnDrift,
+) -> impl Fn(&'static [PinSpec]) -> UpstreamSpec + use<> {
     let mut args = vec![HOSTILE.to_owned(), log.display().to_string()];
     args.extend(mode.iter().map(|m| (*m).to_owned()));
     let args: Vec<&'static str> = args.into_iter().map(|a| leak(a.into_boxed_str())).collect();
-    let spec = |pins: &'static [PinSpec]| UpstreamSpec {
+    let args: &'static [&'static str] = leak(args.into_boxed_slice());
+    move |pins| UpstreamSpec {
         name: "hostile",
         endpoint: EndpointSpec::Stdio {
             command: python(),
-            args: leak(args.clone().into_boxed_slice()),
+            args,
             cwd: None,
             env: &[],
         },
@@ -155,7 +158,15 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
         protocol: UpstreamProtocol::default(),
         forward: &[],
         pins,
-    };
+    }
+}
+
+/// A gateway in front of the hostile upstream (`mode` its extra arguments), every tool
+/// pinned to the definition it serves at start unless `tamper` says otherwise.
+async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("upstream.jsonl");
+    let spec = hostile(&log, mode, on_drift);
     // Pinned as `harness-codegen import` pins: from the upstream's own tools/list.
     let live = fetch_tools(leak(Box::new(spec(&[]))))
         .await

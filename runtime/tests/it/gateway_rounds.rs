@@ -10,8 +10,7 @@ use std::sync::{Arc, Mutex, Once};
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    EndpointSpec, ForwardedRequest, OnDrift, PinKind, PinSpec, ServerSpec, ToolSpec,
-    UpstreamProtocol, UpstreamSpec,
+    ForwardedRequest, PinKind, PinSpec, ServerSpec, ToolSpec, UpstreamSpec,
 };
 use harness_runtime::upstream::{Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
@@ -143,21 +142,7 @@ fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
 }
 
 fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
-    leak(Box::new(UpstreamSpec {
-        name: "asker",
-        endpoint: EndpointSpec::StreamableHttp {
-            url: leak(url.to_owned().into_boxed_str()),
-            headers: &[],
-            ca_pem: None,
-        },
-        timeout_ms: 5000,
-        max_restarts: 0,
-        backoff_ms: 10,
-        on_drift: OnDrift::Refuse,
-        protocol: UpstreamProtocol::V2026_07_28,
-        forward: &[ForwardedRequest::Elicitation],
-        pins,
-    }))
+    upstream::spec_2026("asker", url, &[ForwardedRequest::Elicitation], pins)
 }
 
 struct Gateway {

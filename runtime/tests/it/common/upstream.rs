@@ -1,6 +1,11 @@
-//! An rmcp server handler served over streamable HTTP on loopback, as the gateway's upstream.
+//! An rmcp server handler served over streamable HTTP on loopback, as the gateway's upstream,
+//! and the gateway's spec of such an upstream.
 
 use std::sync::Arc;
+
+use harness_runtime::spec::{
+    EndpointSpec, ForwardedRequest, OnDrift, PinSpec, UpstreamProtocol, UpstreamSpec,
+};
 
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -25,4 +30,29 @@ pub(crate) async fn serve<H: ServerHandler + Clone>(handler: H) -> String {
         axum::serve(listener, router).await.unwrap();
     });
     format!("http://{address}/mcp")
+}
+
+/// A 2026-07-28 upstream named `name` at `url` (no headers, no restarts, 5 s per request,
+/// drift refused), which may send the client `forward`, with `pins`.
+pub(crate) fn spec_2026(
+    name: &'static str,
+    url: &str,
+    forward: &'static [ForwardedRequest],
+    pins: &'static [PinSpec],
+) -> &'static UpstreamSpec {
+    Box::leak(Box::new(UpstreamSpec {
+        name,
+        endpoint: EndpointSpec::StreamableHttp {
+            url: Box::leak(url.to_owned().into_boxed_str()),
+            headers: &[],
+            ca_pem: None,
+        },
+        timeout_ms: 5000,
+        max_restarts: 0,
+        backoff_ms: 10,
+        on_drift: OnDrift::Refuse,
+        protocol: UpstreamProtocol::V2026_07_28,
+        forward,
+        pins,
+    }))
 }

@@ -12,8 +12,8 @@ use harness_runtime::catalog::{
     VariableKind,
 };
 use harness_runtime::spec::{
-    EndpointSpec, GuardSpec, OnDrift, PinKind, PinSpec, RateLimitBackend, RateLimitScope,
-    RateLimitSpec, ServerSpec, UpstreamProtocol, UpstreamSpec,
+    GuardSpec, OnDrift, PinKind, PinSpec, RateLimitBackend, RateLimitScope, RateLimitSpec,
+    ServerSpec, UpstreamSpec,
 };
 use harness_runtime::upstream::{Upstreams, fetch_offered};
 use harness_runtime::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, NoArguments};
@@ -26,7 +26,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
-use super::{GATEWAY_GUARDS, HOSTILE, leak, python};
+use super::{GATEWAY_GUARDS, hostile, leak};
 use crate::common::clients::Session;
 use crate::common::{AUDIT, SERVER};
 
@@ -158,25 +158,7 @@ async fn gateway_of(
 ) -> CatalogGateway {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("upstream.jsonl");
-    let mut args = vec![HOSTILE.to_owned(), log.display().to_string()];
-    args.extend(mode.iter().map(|m| (*m).to_owned()));
-    let args: Vec<&'static str> = args.into_iter().map(|a| leak(a.into_boxed_str())).collect();
-    let spec = |pins: &'static [PinSpec]| UpstreamSpec {
-        name: "hostile",
-        endpoint: EndpointSpec::Stdio {
-            command: python(),
-            args: leak(args.clone().into_boxed_slice()),
-            cwd: None,
-            env: &[],
-        },
-        timeout_ms: 5000,
-        max_restarts: 3,
-        backoff_ms: 50,
-        on_drift,
-        protocol: UpstreamProtocol::default(),
-        forward: &[],
-        pins,
-    };
+    let spec = hostile(&log, mode, on_drift);
     let offered = fetch_offered(leak(Box::new(spec(&[]))))
         .await
         .expect("the upstream starts");

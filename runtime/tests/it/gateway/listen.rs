@@ -8,9 +8,7 @@ use std::time::Duration;
 use harness_contract::pin_sha256;
 use harness_runtime::Pipeline;
 use harness_runtime::catalog::{CatalogSpec, ResourceContent, ResourceSpec};
-use harness_runtime::spec::{
-    EndpointSpec, OnDrift, PinKind, PinSpec, ServerSpec, UpstreamProtocol, UpstreamSpec,
-};
+use harness_runtime::spec::{PinKind, PinSpec, ServerSpec, UpstreamSpec};
 use harness_runtime::upstream::{Upstreams, fetch_offered};
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -73,21 +71,7 @@ impl ServerHandler for Upstream {
 }
 
 fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
-    leak(Box::new(UpstreamSpec {
-        name: "listening",
-        endpoint: EndpointSpec::StreamableHttp {
-            url: leak(url.to_owned().into_boxed_str()),
-            headers: &[],
-            ca_pem: None,
-        },
-        timeout_ms: 5000,
-        max_restarts: 0,
-        backoff_ms: 10,
-        on_drift: OnDrift::Refuse,
-        protocol: UpstreamProtocol::V2026_07_28,
-        forward: &[],
-        pins,
-    }))
+    upstream::spec_2026("listening", url, &[], pins)
 }
 
 #[tokio::test]

@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    EndpointSpec, OnDrift, PinKind, PinSpec, ServerSpec, TaskSpec, TaskSupport, ToolSpec,
-    UpstreamProtocol, UpstreamSpec,
+    PinKind, PinSpec, ServerSpec, TaskSpec, TaskSupport, ToolSpec, UpstreamSpec,
 };
 use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
@@ -40,9 +39,10 @@ static TOOLS: [ToolSpec; 1] = [ToolSpec {
     ..tool("slow", GUARDS)
 }];
 
-/// What the upstream's body saw: the work done, or its cancellation.
+/// What the upstream saw: its task polled, the body's work done, its task cancelled.
 #[derive(Default)]
 struct Seen {
+    polled: Notify,
     done: AtomicU32,
     cancelled: Notify,
 }
@@ -82,10 +82,7 @@ impl ServerHandler for TaskUpstream {
             call,
             move |_: NoArguments, ctx: CallContext| async move {
                 tokio::select! {
-                    () = ctx.cancelled() => {
-                        seen.cancelled.notify_one();
-                        Err(harness_runtime::ToolError::internal("cancelled"))
-                    }
+                    () = ctx.cancelled() => Err(harness_runtime::ToolError::internal("cancelled")),
                     () = tokio::time::sleep(delay) => {
                         seen.done.fetch_add(1, Ordering::SeqCst);
                         Ok(json!({"done": true}))
@@ -101,6 +98,7 @@ impl ServerHandler for TaskUpstream {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
+        self.seen.polled.notify_one();
         self.pipeline.tasks().get(&request.task_id, &context)
     }
 
@@ -109,26 +107,15 @@ impl ServerHandler for TaskUpstream {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.pipeline.tasks().cancel(&request.task_id, &context)
+        // The task is cancelled (its body stopped, or never started) before this answers.
+        self.pipeline.tasks().cancel(&request.task_id, &context)?;
+        self.seen.cancelled.notify_one();
+        Ok(())
     }
 }
 
 fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
-    leak(Box::new(UpstreamSpec {
-        name: "tasks",
-        endpoint: EndpointSpec::StreamableHttp {
-            url: leak(url.to_owned().into_boxed_str()),
-            headers: &[],
-            ca_pem: None,
-        },
-        timeout_ms: 5000,
-        max_restarts: 0,
-        backoff_ms: 10,
-        on_drift: OnDrift::Refuse,
-        protocol: UpstreamProtocol::V2026_07_28,
-        forward: &[],
-        pins,
-    }))
+    upstream::spec_2026("tasks", url, &[], pins)
 }
 
 /// A gateway in front of an upstream whose body works for `delay`.
@@ -174,17 +161,16 @@ async fn an_upstream_task_is_followed_to_its_result() {
 #[tokio::test]
 async fn a_dropped_call_cancels_the_upstream_task() {
     let (upstreams, seen) = gateway(Duration::from_secs(60)).await;
-    // The tool's timeout (or the client's cancellation) drops the call while the task runs.
+    // The tool's timeout (or the client's cancellation) drops the call while the task runs:
+    // once the gateway follows it (it polled).
     let call = upstreams.call(0, 0, json!({}), context());
-    assert!(
-        tokio::time::timeout(Duration::from_millis(300), call)
-            .await
-            .is_err(),
-        "still running"
-    );
+    tokio::select! {
+        ended = call => panic!("the call ended: {ended:?}"),
+        () = seen.polled.notified() => {}
+    }
     tokio::time::timeout(Duration::from_secs(20), seen.cancelled.notified())
         .await
-        .expect("tasks/cancel reached the upstream's body");
+        .expect("the upstream's task was cancelled");
     assert_eq!(
         seen.done.load(Ordering::SeqCst),
         0,
