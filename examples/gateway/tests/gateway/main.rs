@@ -5,7 +5,8 @@
 //! child sees none of the gateway's own environment, every call is audited, and the sampling,
 //! elicitation and roots requests it sends while a call runs reach this client cleaned, with
 //! its answers checked on the way back. server-everything on its own streamable HTTP serves
-//! the same pinned definition, and is called through the gateway's HTTP client.
+//! the same pinned definition, and is called through the gateway's HTTP client. Its prompt,
+//! resource and template are in `catalog.rs`.
 
 // 2025-11-25 sessions carry sampling and roots; rmcp marks them deprecated (SEP-2577).
 #![allow(deprecated)]
@@ -24,6 +25,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningServ
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
+
+mod catalog;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_gateway");
 /// A variable of the gateway's own that the upstream must never see.
@@ -457,7 +460,7 @@ async fn an_upstream_asking_for_roots_gets_the_clients_file_roots() {
 
 /// `echo`'s pin in harness.toml, which `import` took from server-everything over stdio.
 fn manifest_pin(tool: &str) -> &'static str {
-    let manifest = include_str!("../harness.toml");
+    let manifest = include_str!("../../harness.toml");
     let entry = manifest
         .split("[[tools]]")
         .find(|entry| entry.contains(&format!("name = \"{tool}\"")))
