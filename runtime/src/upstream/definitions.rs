@@ -8,6 +8,7 @@ use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 
 use crate::upstream::pins::Live;
+use crate::upstream::request::within;
 
 /// Every entry of the upstream's list of `kind`, as JSON.
 pub(crate) async fn list(
@@ -28,15 +29,30 @@ pub(crate) async fn list(
     })
 }
 
-/// The lists of `kinds`; a list that fails is logged and left out (`None`), so the pins of
-/// its kind keep their status.
-pub(crate) async fn live(upstream: &str, peer: &Peer<RoleClient>, kinds: &[PinKind]) -> Live {
+/// The lists of `kinds`, each bounded by `timeout_ms`; a list that fails is logged and left
+/// out (`None`), so the pins of its kind keep their status.
+pub(crate) async fn live(
+    upstream: &str,
+    peer: &Peer<RoleClient>,
+    kinds: &[PinKind],
+    timeout_ms: u64,
+) -> Live {
     let mut live = Live::default();
     for &kind in kinds {
-        let listed = match list(peer, kind).await {
+        let listing = match within(timeout_ms, list(peer, kind)).await {
+            Ok(Ok(listed)) => Ok(listed),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        let listed = match listing {
             Ok(listed) => Some(listed),
             Err(error) => {
-                tracing::warn!(upstream, kind = kind.as_str(), %error, "a list of the upstream failed; its pins unchanged");
+                tracing::warn!(
+                    upstream,
+                    kind = kind.as_str(),
+                    error,
+                    "a list of the upstream failed; its pins unchanged"
+                );
                 None
             }
         };

@@ -16,6 +16,7 @@ use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::{PinStatus, compare};
+use crate::upstream::request::within;
 use crate::upstream::updates::{Updates, subscribable};
 
 /// The longest wait between two restarts.
@@ -95,7 +96,7 @@ impl Link {
     /// Lists what the pins name (each kind's list) and compares it with the pins; every drift
     /// is logged with both digests, every recovery too.
     pub(crate) async fn check_pins(&self, peer: &Peer<RoleClient>) {
-        let live = definitions::live(self.spec.name, peer, &self.kinds).await;
+        let live = definitions::live(self.spec.name, peer, &self.kinds, self.spec.timeout_ms).await;
         let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
         let statuses = compare(self.spec.pins, &live, &pins);
         // The kinds whose published list loses or regains an entry.
@@ -252,10 +253,18 @@ impl Link {
         if self.spec.protocol == UpstreamProtocol::V2025_11_25 {
             for uri in uris {
                 #[allow(deprecated, reason = "a 2025-11-25 upstream subscribes this way")]
-                let subscribed = peer.subscribe(SubscribeRequestParams::new(uri)).await;
-                if let Err(error) = subscribed {
-                    tracing::warn!(upstream = self.spec.name, uri, %error, "the upstream refused resources/subscribe; its updates will not reach subscribers");
-                }
+                let subscribing = peer.subscribe(SubscribeRequestParams::new(uri));
+                let refused = match within(self.spec.timeout_ms, subscribing).await {
+                    Ok(Ok(())) => continue,
+                    Ok(Err(error)) => error.to_string(),
+                    Err(error) => error.to_string(),
+                };
+                tracing::warn!(
+                    upstream = self.spec.name,
+                    uri,
+                    error = refused,
+                    "resources/subscribe failed; its updates will not reach subscribers"
+                );
             }
             return None;
         }
@@ -270,13 +279,17 @@ impl Link {
         if !uris.is_empty() {
             filter = filter.resource_subscriptions(uris);
         }
-        match peer.listen(filter.build()).await {
-            Ok(subscription) => Some(subscription),
-            Err(error) => {
-                tracing::warn!(upstream = self.spec.name, %error, "the upstream did not open subscriptions/listen; list changes are seen at the next reconnect");
-                None
-            }
-        }
+        let refused = match within(self.spec.timeout_ms, peer.listen(filter.build())).await {
+            Ok(Ok(subscription)) => return Some(subscription),
+            Ok(Err(error)) => error.to_string(),
+            Err(error) => error.to_string(),
+        };
+        tracing::warn!(
+            upstream = self.spec.name,
+            error = refused,
+            "the upstream did not open subscriptions/listen; list changes are seen at the next reconnect"
+        );
+        None
     }
 
     /// Whether a drifted definition is taken out of its list.
