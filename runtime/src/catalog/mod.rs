@@ -16,7 +16,7 @@ mod skills;
 
 pub use self::part::Catalog;
 pub use self::prompt_body::PromptMessages;
-pub use self::resources::{Resolved, ResourceBody, TemplateRead};
+pub use self::resources::{BodyRead, Resolved, ResourceBody};
 pub use crate::spec::catalog::{
     CacheSpec, CatalogSpec, MessageSpec, PromptSpec, PromptValidator, ResourceContent,
     ResourceSpec, RoleSpec, TemplateSpec, VariableKind,

@@ -67,10 +67,10 @@ impl ReadOutput for Vec<Block> {
 }
 
 /// A `resources/read` a body must answer: a URI a template matched, or a resource an upstream
-/// serves. The generated dispatcher picks the body by [`TemplateRead::index`] and hands the
+/// serves. The generated dispatcher picks the body by [`BodyRead::index`] and hands the
 /// read to [`Catalog::read_template`].
 #[derive(Debug)]
-pub struct TemplateRead {
+pub struct BodyRead {
     index: usize,
     name: &'static str,
     mime_type: &'static str,
@@ -80,7 +80,7 @@ pub struct TemplateRead {
     cancellation: CancellationToken,
 }
 
-impl TemplateRead {
+impl BodyRead {
     /// The index of what matched: in the manifest's `[[resource_templates]]` for
     /// [`Resolved::Template`], in its `[[resources]]` for [`Resolved::Upstream`].
     pub fn index(&self) -> usize {
@@ -94,9 +94,9 @@ pub enum Resolved {
     /// Answered already: a static resource, or a refusal (audited).
     Done(Result<ReadResourceResult, ErrorData>),
     /// A template's body must read it.
-    Template(TemplateRead),
+    Template(BodyRead),
     /// A resource an upstream serves: the gateway must read it.
-    Upstream(TemplateRead),
+    Upstream(BodyRead),
 }
 
 /// The text of a URI variable as the JSON its declared kind says, for the strict validator;
@@ -190,7 +190,7 @@ impl Catalog<'_> {
         {
             let block = match spec.content {
                 ResourceContent::Upstream => {
-                    return Resolved::Upstream(TemplateRead {
+                    return Resolved::Upstream(BodyRead {
                         index,
                         name: spec.name,
                         mime_type: spec.mime_type,
@@ -228,7 +228,7 @@ impl Catalog<'_> {
                     (name.to_owned(), typed(value, kind))
                 })
                 .collect();
-            return Resolved::Template(TemplateRead {
+            return Resolved::Template(BodyRead {
                 index,
                 name: template.name,
                 mime_type: template.mime_type,
@@ -258,7 +258,7 @@ impl Catalog<'_> {
     /// with panics caught, then the output guards; audited whatever happens.
     pub async fn read_template<V, F, Fut, O>(
         &self,
-        read: TemplateRead,
+        read: BodyRead,
         body: F,
     ) -> Result<ReadResourceResult, ErrorData>
     where
@@ -267,7 +267,7 @@ impl Catalog<'_> {
         Fut: Future<Output = Result<O, ToolError>>,
         O: ReadOutput,
     {
-        let TemplateRead {
+        let BodyRead {
             index: _,
             name,
             mime_type,
