@@ -15,22 +15,21 @@ use harness_runtime::spec::{
 };
 use harness_runtime::upstream::{Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
-use harness_runtime::{AuditLog, Call, Pipeline};
+use harness_runtime::{Call, Pipeline};
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use common::{AUDIT, GUARDS, SERVER, tool};
+use common::{GUARDS, SERVER, tool};
 
 mod catalog;
 mod listen;
 mod sessions;
+mod support;
 mod tasks;
 
-const HOSTILE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/hostile_upstream.py"
-);
+use support::{audit_in, audited, hostile, python};
+
 const NAMES: [&str; 13] = [
     "echo", "inject", "huge", "table", "hang", "crash", "flood", "sample", "garbage", "media",
     "fails", "env", "leak",
@@ -47,19 +46,6 @@ const GATEWAY_GUARDS: GuardSpec = GuardSpec {
     max_chars: Some(4000),
     ..GUARDS
 };
-
-/// The Python interpreter itself, not a version manager's shim (a shell script that adds
-/// variables of its own to the child's environment).
-fn python() -> &'static str {
-    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let output = std::process::Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .expect("python3 is on PATH");
-        String::from_utf8(output.stdout).unwrap().trim().to_owned()
-    })
-}
 
 fn leak<T: ?Sized>(value: Box<T>) -> &'static T {
     Box::leak(value)
@@ -100,11 +86,7 @@ impl Gateway {
     }
 
     fn audit(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
+        audit_in(self.dir.path())
     }
 
     async fn call(&self, name: &str) -> CallToolResult {
@@ -129,35 +111,6 @@ impl Gateway {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-    }
-}
-
-/// The hostile upstream (`mode` its extra arguments, `log` what it received), as a spec
-/// taking its pins.
-fn hostile(
-    log: &std::path::Path,
-    mode: &[&str],
-    on_drift: OnDrift,
-) -> impl Fn(&'static [PinSpec]) -> UpstreamSpec + use<> {
-    let mut args = vec![HOSTILE.to_owned(), log.display().to_string()];
-    args.extend(mode.iter().map(|m| (*m).to_owned()));
-    let args: Vec<&'static str> = args.into_iter().map(|a| leak(a.into_boxed_str())).collect();
-    let args: &'static [&'static str] = leak(args.into_boxed_slice());
-    move |pins| UpstreamSpec {
-        name: "hostile",
-        endpoint: EndpointSpec::Stdio {
-            command: python(),
-            args,
-            cwd: None,
-            env: &[],
-        },
-        timeout_ms: 5000,
-        max_restarts: 3,
-        backoff_ms: 50,
-        on_drift,
-        protocol: UpstreamProtocol::default(),
-        forward: &[],
-        pins,
     }
 }
 
@@ -198,11 +151,7 @@ async fn gateway(mode: &[&str], on_drift: OnDrift, tamper: &[&str]) -> Gateway {
             .collect::<Vec<_>>()
             .into_boxed_slice(),
     );
-    let server = leak(Box::new(SERVER));
-    let pipeline = Pipeline::new(server, tools);
-    pipeline
-        .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
-        .unwrap();
+    let pipeline = audited(leak(Box::new(SERVER)), tools, dir.path());
     let upstreams = Arc::new(Upstreams::new(upstream));
     upstreams.start().await;
     Gateway {

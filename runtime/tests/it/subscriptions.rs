@@ -20,11 +20,11 @@ use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
 use rmcp::ServerHandler;
 use rmcp::model::{ErrorData, InitializeResult, SubscriptionFilter};
-use rmcp::service::SubscriptionContext;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use common::SERVER;
+use common::listening::Listening;
 
 /// A resource the manifest marks `subscribe = true`.
 const fn resource(uri: &'static str, subscribe: bool) -> ResourceSpec {
@@ -69,27 +69,6 @@ static TWO_STREAMS: ServerSpec = ServerSpec {
 
 static TOOLS: [ToolSpec; 0] = [];
 
-/// What the generated handler of a manifest with subscribable resources does.
-#[derive(Clone)]
-struct Listening(Arc<Pipeline>);
-
-impl ServerHandler for Listening {
-    fn get_info(&self) -> InitializeResult {
-        LISTEN_SERVER.server_info()
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        Some(self.0.subscriptions().accepted_subscriptions(requested))
-    }
-
-    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
-        self.0.subscriptions().listen(subscription).await
-    }
-}
-
 /// The server on a loopback port: its pipeline and address.
 async fn serve() -> (Arc<Pipeline>, SocketAddr) {
     serve_spec(&LISTEN_SERVER).await
@@ -101,7 +80,7 @@ async fn serve_spec(spec: &'static ServerSpec) -> (Arc<Pipeline>, SocketAddr) {
     let options =
         HttpOptions::from_manifest(spec.transport, HttpTransport::StreamableHttp).unwrap();
     let router = http_router(
-        Listening(Arc::clone(&pipeline)),
+        Listening(Arc::clone(&pipeline), &LISTEN_SERVER),
         &options,
         CancellationToken::new(),
         None,
@@ -402,7 +381,7 @@ async fn on_one_channel_an_update_arrives_and_cancelling_ends_the_stream() {
 
     let pipeline = Arc::new(Pipeline::new(&LISTEN_SERVER, &TOOLS));
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = Listening(Arc::clone(&pipeline));
+    let server = Listening(Arc::clone(&pipeline), &LISTEN_SERVER);
     tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
     let lifecycle = rmcp::ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -496,7 +475,7 @@ async fn a_session_that_subscribed_gets_the_same_updates_until_it_unsubscribes()
 
     let pipeline = Arc::new(Pipeline::new(&LISTEN_SERVER, &TOOLS));
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = Subscribing(Listening(Arc::clone(&pipeline)));
+    let server = Subscribing(Listening(Arc::clone(&pipeline), &LISTEN_SERVER));
     tokio::spawn(async move { server.serve(server_io).await.unwrap().waiting().await });
     let (sender, mut updates) = tokio::sync::mpsc::unbounded_channel();
     let client = Updated(sender).serve(client_io).await.unwrap();

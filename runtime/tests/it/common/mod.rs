@@ -4,6 +4,7 @@ use harness_runtime::audit::{AuditSpec as Audit, FsyncPolicy as Fsync};
 use harness_runtime::spec::*;
 
 pub(crate) mod clients;
+pub(crate) mod listening;
 #[cfg(feature = "gateway")]
 pub(crate) mod upstream;
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use harness_contract::pin_sha256;
+use harness_runtime::Pipeline;
 use harness_runtime::catalog::{
     CacheSpec, CatalogSpec, PromptSpec, Resolved, ResourceContent, ResourceSpec, TemplateSpec,
     VariableKind,
@@ -17,7 +18,6 @@ use harness_runtime::spec::{
 };
 use harness_runtime::upstream::{Upstreams, fetch_offered};
 use harness_runtime::validate::{ArgErrors, ArgPath, FromArguments, JsonObject, NoArguments};
-use harness_runtime::{AuditLog, Pipeline};
 use rmcp::model::{
     ArgumentInfo, CompleteRequestParams, ContentBlock, ErrorData, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, PromptReference, ReadResourceRequestParams,
@@ -26,9 +26,9 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
-use super::{GATEWAY_GUARDS, hostile, leak};
+use super::{GATEWAY_GUARDS, audit_in, audited, hostile, leak};
+use crate::common::SERVER;
 use crate::common::clients::Session;
-use crate::common::{AUDIT, SERVER};
 
 /// The validated arguments of the prompt `review`: one required string.
 #[derive(Debug, serde::Serialize)]
@@ -184,10 +184,7 @@ async fn gateway_of(
     ];
     let upstream: &'static [UpstreamSpec] =
         leak(vec![spec(leak(pins.into_boxed_slice()))].into_boxed_slice());
-    let pipeline = Pipeline::new(server, &[]);
-    pipeline
-        .install_audit(AuditLog::open(&dir.path().join("audit.jsonl"), AUDIT).unwrap())
-        .unwrap();
+    let pipeline = audited(server, &[], dir.path());
     let upstreams = Arc::new(Upstreams::new(upstream));
     upstreams.start().await;
     CatalogGateway {
@@ -255,12 +252,16 @@ impl CatalogGateway {
             .collect()
     }
 
+    /// How many `prompts/get` reached the upstream.
+    fn gets(&self) -> usize {
+        self.received()
+            .iter()
+            .filter(|method| *method == "prompts/get")
+            .count()
+    }
+
     fn audit(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.dir.path().join("audit.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
+        audit_in(self.dir.path())
     }
 }
 
@@ -319,11 +320,7 @@ async fn an_upstream_prompt_resource_and_template_pass_every_guard() {
         .expect_err("invalid arguments");
     assert_eq!(refused.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     assert_eq!(
-        gateway
-            .received()
-            .iter()
-            .filter(|method| *method == "prompts/get")
-            .count(),
+        gateway.gets(),
         1,
         "invalid arguments never reach the upstream"
     );
@@ -416,24 +413,12 @@ async fn a_prompt_changed_upstream_is_refused_as_drift() {
         })
     })
     .await;
-    let gets = gateway
-        .received()
-        .iter()
-        .filter(|method| *method == "prompts/get")
-        .count();
+    let gets = gateway.gets();
     gateway
         .get_prompt(json!({"topic": "x"}))
         .await
         .expect_err("still drifted");
-    assert_eq!(
-        gateway
-            .received()
-            .iter()
-            .filter(|method| *method == "prompts/get")
-            .count(),
-        gets,
-        "a drifted prompt is never got again"
-    );
+    assert_eq!(gateway.gets(), gets, "a drifted prompt is never got again");
     // The resource and the template did not change: still served.
     gateway
         .read("hostile://notes")
@@ -507,11 +492,7 @@ async fn requests_that_reach_the_upstream_are_rate_limited_per_kind() {
         .expect_err("over the limit");
     let data = refused.data.expect("the envelope's fields");
     assert_eq!(data["error_code"], "ToolRateLimitError", "{data}");
-    let gets = gateway
-        .received()
-        .iter()
-        .filter(|method| *method == "prompts/get")
-        .count();
+    let gets = gateway.gets();
     assert_eq!(gets, 2, "a refused get never reaches the upstream");
     // Reads have a window of their own.
     gateway

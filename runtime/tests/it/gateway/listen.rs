@@ -10,13 +10,9 @@ use harness_runtime::Pipeline;
 use harness_runtime::catalog::{CatalogSpec, ResourceContent, ResourceSpec};
 use harness_runtime::spec::{PinKind, PinSpec, ServerSpec, UpstreamSpec};
 use harness_runtime::upstream::{Upstreams, fetch_offered};
-use rmcp::ServerHandler;
-use rmcp::model::{
-    ErrorData, InitializeResult, ListResourcesResult, PaginatedRequestParams, SubscriptionFilter,
-};
-use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 
 use super::leak;
+use crate::common::listening::Listening;
 use crate::common::{SERVER, upstream};
 
 const fn resource(uri: &'static str) -> ResourceSpec {
@@ -41,35 +37,6 @@ static UPSTREAM: ServerSpec = ServerSpec {
     ..SERVER
 };
 
-/// What a generated handler does with these requests: hands them to the pipeline.
-#[derive(Clone)]
-struct Upstream(Arc<Pipeline>);
-
-impl ServerHandler for Upstream {
-    fn get_info(&self) -> InitializeResult {
-        UPSTREAM.server_info()
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(self.0.catalog().list_resources())
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        Some(self.0.subscriptions().accepted_subscriptions(requested))
-    }
-
-    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
-        self.0.subscriptions().listen(subscription).await
-    }
-}
-
 fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
     upstream::spec_2026("listening", url, &[], pins)
 }
@@ -77,7 +44,7 @@ fn spec(url: &str, pins: &'static [PinSpec]) -> &'static UpstreamSpec {
 #[tokio::test]
 async fn a_2026_upstreams_updates_come_on_its_listen_stream() {
     let source = Arc::new(Pipeline::new(&UPSTREAM, &[]));
-    let url = upstream::serve(Upstream(Arc::clone(&source))).await;
+    let url = upstream::serve(Listening(Arc::clone(&source), &UPSTREAM)).await;
     let offered = fetch_offered(spec(&url, &[])).await.expect("its lists");
     assert!(offered.subscribe, "the upstream lets clients subscribe");
     let watched = offered
