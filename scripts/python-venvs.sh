@@ -2,8 +2,10 @@
 # the venvs in target/ the first time: target/harbor-venv (harbor==0.18.0, which pins its
 # own dependencies), target/rewardkit-venv (harbor-rewardkit==0.2.3, Reward Kit's judge
 # parser) and target/mcp-venv (the official MCP client, mcp==2.3.0, httpx, and FastMCP
-# 4.2.3, the seed chapter's server framework, which the read-only gateway's upstream runs on).
-# Sets $python, $harbor_venv, $rewardkit_venv and $mcp_venv.
+# 4.2.3, the seed chapter's server framework, which the read-only gateway's upstream runs on),
+# and target/tasks-venv (FastMCP's client half of the tasks extension, fastmcp-tasks==4.1.4,
+# which pins fastmcp 4.1.4 and so cannot share the 4.2.3 venv; tests/python/test_tasks.py).
+# Sets $python, $harbor_venv, $rewardkit_venv, $mcp_venv and $tasks_venv.
 #
 # A venv's scripts (bin/pip, bin/harbor) name its path in their #! line, so the venvs are
 # made at target/'s real path: under .ci/run, target/ links into a cache outside the clone
@@ -39,4 +41,9 @@ mcp_venv=$venv_root/mcp-venv
 if ! "$mcp_venv/bin/python" -c 'import mcp, httpx, fastmcp' 2>/dev/null; then
     "$python" -m venv --clear "$mcp_venv"
     "$mcp_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1 fastmcp==4.2.3
+fi
+tasks_venv=$venv_root/tasks-venv
+if ! "$tasks_venv/bin/python" -c 'import mcp, httpx, fastmcp, fastmcp_tasks' 2>/dev/null; then
+    "$python" -m venv --clear "$tasks_venv"
+    "$tasks_venv/bin/pip" install --quiet --disable-pip-version-check mcp==2.3.0 httpx==0.28.1 fastmcp==4.1.4 fastmcp-tasks==4.1.4
 fi

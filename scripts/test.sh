@@ -82,6 +82,10 @@ cargo build --locked --quiet -p conformance-fixture
 "$mcp_venv/bin/python" tests/python/test_protocol.py target/debug
 step "skills through FastMCP's client, which checks every file's size and digest"
 "$mcp_venv/bin/python" tests/python/test_skills.py target/debug
+step "tasks through FastMCP's client (fastmcp-tasks): create, poll, cancel, tasks/update, another subject's task refused"
+# Its last test is behind [auth]: examples/oauth-resource (built by `cargo test`) and the
+# OpenID provider of test_oauth.py.
+"$tasks_venv/bin/python" tests/python/test_tasks.py target/debug
 step "the gateway in front of server-everything, through the official Python MCP client"
 "$mcp_venv/bin/python" tests/python/test_gateway.py target/debug
 step "the read-only gateway in front of the seed's FastMCP server and server-filesystem"
