@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
 use crate::catalog::record::{Began, Finished};
+use crate::catalog::skill_view::UpstreamSkills;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
 use crate::context::CallContext;
@@ -122,6 +123,12 @@ fn typed(value: String, kind: VariableKind) -> Value {
 impl Catalog<'_> {
     /// `resources/list`.
     pub fn list_resources(&self) -> ListResourcesResult {
+        self.list_resources_with(&UpstreamSkills::default())
+    }
+
+    /// `resources/list` of a gateway: the upstreams' skills that `upstream` lists are among
+    /// the skill files.
+    pub fn list_resources_with(&self, upstream: &UpstreamSkills) -> ListResourcesResult {
         let catalog = &self.server().catalog;
         let resources = catalog
             .resources
@@ -140,7 +147,7 @@ impl Catalog<'_> {
                 }
                 resource
             })
-            .chain(self.skill_resources())
+            .chain(self.skill_resources(upstream))
             .collect();
         ListResourcesResult::with_all_items(resources)
             .with_ttl_ms(catalog.cache.ttl_ms)
@@ -173,6 +180,17 @@ impl Catalog<'_> {
         &self,
         request: &ReadResourceRequestParams,
         context: &RequestContext<RoleServer>,
+    ) -> Resolved {
+        self.resolve_resource_with(request, context, &UpstreamSkills::default())
+    }
+
+    /// [`Catalog::resolve_resource`] of a gateway, where `upstream` holds what it serves of
+    /// its upstreams' skills.
+    pub fn resolve_resource_with(
+        &self,
+        request: &ReadResourceRequestParams,
+        context: &RequestContext<RoleServer>,
+        upstream: &UpstreamSkills,
     ) -> Resolved {
         let traceparent = request
             .meta
@@ -238,9 +256,16 @@ impl Catalog<'_> {
                 cancellation: context.ct.clone(),
             });
         }
-        if let Some(file) = self.skill_file(uri) {
-            self.audit_request(READ, uri, &args, &began, &Finished::OK);
-            return Resolved::Done(Ok(self.read_skill_file(file)));
+        match self.read_skill_file(uri, upstream) {
+            Some(Ok(read)) => {
+                self.audit_request(READ, uri, &args, &began, &Finished::OK);
+                return Resolved::Done(Ok(read));
+            }
+            Some(Err(refusal)) => {
+                let refused = self.refuse(refusal, READ, uri, Some("uri"), &args, &began);
+                return Resolved::Done(Err(refused));
+            }
+            None => {}
         }
         let refusal = Refusal::UnknownResource(uri.to_owned());
         Resolved::Done(Err(self.refuse(

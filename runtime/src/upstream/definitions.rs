@@ -1,5 +1,5 @@
 //! Reading an upstream's lists (`tools/list`, `prompts/list`, `resources/list`,
-//! `resources/templates/list`, every page) as JSON definitions: what the pins are compared
+//! `resources/templates/list`, `skills/list`, every page) as JSON definitions: what the pins are compared
 //! with, and what `harness-codegen import` pins from.
 
 use harness_contract::PinKind;
@@ -26,6 +26,7 @@ pub(crate) async fn list(
         PinKind::Prompt => json(peer.list_all_prompts().await?),
         PinKind::Resource => json(peer.list_all_resources().await?),
         PinKind::ResourceTemplate => json(peer.list_all_resource_templates().await?),
+        PinKind::Skill => json(peer.list_all_skills().await?),
     })
 }
 
@@ -61,6 +62,7 @@ pub(crate) async fn live(
             PinKind::Prompt => live.prompts = listed,
             PinKind::Resource => live.resources = listed,
             PinKind::ResourceTemplate => live.templates = listed,
+            PinKind::Skill => live.skills = listed,
         }
     }
     live

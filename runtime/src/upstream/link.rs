@@ -10,13 +10,15 @@ use rmcp::service::{Peer, RoleClient, Subscription};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
 
+use crate::catalog::KeptSkill;
 use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamProtocol, UpstreamSpec};
 use crate::upstream::connect::connect;
 use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
 use crate::upstream::listing::Listing;
-use crate::upstream::pins::{PinStatus, compare};
+use crate::upstream::pins::{Live, PinStatus, compare};
 use crate::upstream::request::within;
+use crate::upstream::skills::{self, Unkept};
 use crate::upstream::updates::{Updates, subscribable};
 
 /// The longest wait between two restarts.
@@ -40,6 +42,9 @@ pub(crate) struct Link {
     pub(crate) spec: &'static UpstreamSpec,
     state: RwLock<LinkState>,
     pins: RwLock<Vec<PinStatus>>,
+    /// Each skill pin's files as last read, checked and cleaned (`None` for other kinds, and
+    /// for a skill not read yet).
+    kept: RwLock<Vec<Option<Arc<KeptSkill>>>>,
     /// The lists the pins are compared with: the kinds they hold (tools where there is none).
     kinds: Vec<PinKind>,
     /// Bumped after every connection attempt, so `start` can wait for the first.
@@ -65,6 +70,7 @@ impl Link {
             spec,
             state: RwLock::new(LinkState::Starting),
             pins: RwLock::new(vec![PinStatus::Unchecked; spec.pins.len()]),
+            kept: RwLock::new(vec![None; spec.pins.len()]),
             kinds: kinds_of(spec),
             attempts: watch::Sender::new(0),
             routes: Arc::new(Routes::new(spec.forward)),
@@ -86,6 +92,11 @@ impl Link {
         self.pins.read().unwrap_or_else(|p| p.into_inner())[index].clone()
     }
 
+    /// Skill pin `index` as last kept.
+    pub(crate) fn kept(&self, index: usize) -> Option<Arc<KeptSkill>> {
+        self.kept.read().unwrap_or_else(|p| p.into_inner())[index].clone()
+    }
+
     /// Waits until at least one connection attempt has finished.
     pub(crate) async fn first_attempt(&self) {
         let mut attempts = self.attempts.subscribe();
@@ -97,8 +108,10 @@ impl Link {
     /// is logged with both digests, every recovery too.
     pub(crate) async fn check_pins(&self, peer: &Peer<RoleClient>) {
         let live = definitions::live(self.spec.name, peer, &self.kinds, self.spec.timeout_ms).await;
+        let previous = self.pins.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut statuses = compare(self.spec.pins, &live, &previous);
+        self.keep_skills(peer, &live, &mut statuses).await;
         let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
-        let statuses = compare(self.spec.pins, &live, &pins);
         // The kinds whose published list loses or regains an entry.
         let published_changed: Vec<PinKind> = if self.spec.on_drift == OnDrift::Drop {
             self.spec
@@ -136,6 +149,15 @@ impl Link {
                     on_drift = self.spec.on_drift.as_str(),
                     "the upstream no longer offers a pinned definition"
                 ),
+                PinStatus::Rewritten { uri, live_digest } => tracing::error!(
+                    upstream,
+                    kind,
+                    name,
+                    uri,
+                    live_digest,
+                    on_drift = self.spec.on_drift.as_str(),
+                    "the upstream serves a file of a pinned skill with other bytes than its pinned entry lists"
+                ),
                 PinStatus::Matches if old.is_drift() => tracing::info!(
                     upstream,
                     kind,
@@ -149,6 +171,50 @@ impl Link {
         drop(pins);
         for kind in published_changed {
             self.listing.changed(kind);
+        }
+    }
+
+    /// Reads, checks and keeps each skill whose entry matches its pin (see
+    /// `upstream::skills`); a file whose bytes differ from the entry makes the pin
+    /// `Rewritten`, and a skill that cannot be read is `Unchecked` until a later check. A
+    /// skill that drifted keeps what was kept before (listed, refused, where `on_drift =
+    /// "refuse"`).
+    async fn keep_skills(&self, peer: &Peer<RoleClient>, live: &Live, statuses: &mut [PinStatus]) {
+        let Some(listed) = live.skills.as_deref() else {
+            return;
+        };
+        for (index, pin) in self.spec.pins.iter().enumerate() {
+            if pin.kind != PinKind::Skill || statuses[index] != PinStatus::Matches {
+                continue;
+            }
+            let Some(entry) = listed
+                .iter()
+                .find(|entry| pin.kind.name_of(entry) == Some(pin.remote_name))
+            else {
+                continue;
+            };
+            match skills::keep(peer, entry, self.spec.timeout_ms).await {
+                Ok(kept) => {
+                    self.kept.write().unwrap_or_else(|p| p.into_inner())[index] =
+                        Some(Arc::new(kept));
+                }
+                Err(Unkept::Rewritten {
+                    uri,
+                    pinned_digest: _,
+                    live_digest,
+                }) => {
+                    statuses[index] = PinStatus::Rewritten { uri, live_digest };
+                }
+                Err(Unkept::Unreadable(reason)) => {
+                    tracing::warn!(
+                        upstream = self.spec.name,
+                        skill = pin.remote_name,
+                        reason,
+                        "a pinned skill could not be read and checked; it is withheld"
+                    );
+                    statuses[index] = PinStatus::Unchecked;
+                }
+            }
         }
     }
 
@@ -273,7 +339,9 @@ impl Link {
             filter = match kind {
                 PinKind::Tool => filter.tools_list_changed(),
                 PinKind::Prompt => filter.prompts_list_changed(),
-                PinKind::Resource | PinKind::ResourceTemplate => filter.resources_list_changed(),
+                PinKind::Resource | PinKind::ResourceTemplate | PinKind::Skill => {
+                    filter.resources_list_changed()
+                }
             };
         }
         if !uris.is_empty() {

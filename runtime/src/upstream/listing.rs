@@ -57,13 +57,14 @@ impl Listing {
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()),
             );
-            // Resources and templates share one notification.
+            // Resources, templates and skills (whose files are resources) share one
+            // notification.
             let notifications: BTreeSet<&str> = kinds
                 .iter()
                 .map(|kind| match kind {
                     PinKind::Tool => "tools",
                     PinKind::Prompt => "prompts",
-                    PinKind::Resource | PinKind::ResourceTemplate => "resources",
+                    PinKind::Resource | PinKind::ResourceTemplate | PinKind::Skill => "resources",
                 })
                 .collect();
             tracing::info!(

@@ -17,6 +17,7 @@ mod replies;
 mod reply;
 mod request;
 mod rounds;
+mod skills;
 mod tasks;
 mod updates;
 
@@ -62,6 +63,8 @@ pub struct Offered {
     pub resources: Vec<Value>,
     /// `resources/templates/list`.
     pub templates: Vec<Value>,
+    /// `skills/list` (the skills extension).
+    pub skills: Vec<Value>,
     /// Whether clients may subscribe to its resources (`resources.subscribe`).
     pub subscribe: bool,
 }
@@ -74,6 +77,7 @@ impl Offered {
             PinKind::Prompt => &self.prompts,
             PinKind::Resource => &self.resources,
             PinKind::ResourceTemplate => &self.templates,
+            PinKind::Skill => &self.skills,
         }
     }
 }
@@ -101,6 +105,7 @@ pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, Fetch
         PinKind::Tool => capabilities.tools.is_some(),
         PinKind::Prompt => capabilities.prompts.is_some(),
         PinKind::Resource | PinKind::ResourceTemplate => capabilities.resources.is_some(),
+        PinKind::Skill => capabilities.supports_skills(),
     };
     let limit = Duration::from_millis(spec.timeout_ms);
     let mut offered = Offered {
@@ -126,6 +131,7 @@ pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, Fetch
             PinKind::Prompt => offered.prompts = listed,
             PinKind::Resource => offered.resources = listed,
             PinKind::ResourceTemplate => offered.templates = listed,
+            PinKind::Skill => offered.skills = listed,
         }
     }
     let _ = connection.cancel().await;
@@ -202,8 +208,10 @@ impl Upstreams {
         })
     }
 
-    /// `info` with `listChanged` set on each list that [`Upstreams::list_may_change`].
-    pub fn advertise(&self, mut info: InitializeResult) -> InitializeResult {
+    /// `info` with `listChanged` set on each list that [`Upstreams::list_may_change`], and
+    /// the skills extension where an upstream's skills are served.
+    pub fn advertise(&self, info: InitializeResult) -> InitializeResult {
+        let mut info = self.advertise_skills(info);
         let capabilities = &mut info.capabilities;
         if self.list_may_change(PinKind::Tool)
             && let Some(tools) = capabilities.tools.as_mut()
@@ -216,7 +224,8 @@ impl Upstreams {
             prompts.list_changed = Some(true);
         }
         if (self.list_may_change(PinKind::Resource)
-            || self.list_may_change(PinKind::ResourceTemplate))
+            || self.list_may_change(PinKind::ResourceTemplate)
+            || self.list_may_change(PinKind::Skill))
             && let Some(resources) = capabilities.resources.as_mut()
         {
             resources.list_changed = Some(true);

@@ -23,12 +23,23 @@ pub(crate) enum PinStatus {
     },
     /// The upstream no longer offers it.
     Missing,
+    /// A skill whose entry matches its pin, but whose file `uri` the upstream serves with
+    /// other bytes than the entry lists (their digest `live_digest`).
+    Rewritten {
+        /// The file.
+        uri: String,
+        /// `sha256:` digest of the bytes read.
+        live_digest: String,
+    },
 }
 
 impl PinStatus {
     /// Whether the pinned definition is the one the upstream serves.
     pub(crate) fn is_drift(&self) -> bool {
-        matches!(self, Self::Drifted { .. } | Self::Missing)
+        matches!(
+            self,
+            Self::Drifted { .. } | Self::Missing | Self::Rewritten { .. }
+        )
     }
 }
 
@@ -40,6 +51,7 @@ pub(crate) struct Live {
     pub(crate) prompts: Option<Vec<Value>>,
     pub(crate) resources: Option<Vec<Value>>,
     pub(crate) templates: Option<Vec<Value>>,
+    pub(crate) skills: Option<Vec<Value>>,
 }
 
 impl Live {
@@ -49,12 +61,14 @@ impl Live {
             PinKind::Prompt => self.prompts.as_deref(),
             PinKind::Resource => self.resources.as_deref(),
             PinKind::ResourceTemplate => self.templates.as_deref(),
+            PinKind::Skill => self.skills.as_deref(),
         }
     }
 }
 
 /// The status of each pin (in order) against `live`; a pin whose kind was not listed keeps
-/// its status in `previous`.
+/// its status in `previous`. (A skill whose entry matches is checked further, file by file,
+/// by `skills::keep`.)
 pub(crate) fn compare(pins: &[PinSpec], live: &Live, previous: &[PinStatus]) -> Vec<PinStatus> {
     pins.iter()
         .zip(previous)

@@ -25,6 +25,7 @@ use common::{GUARDS, SERVER, tool};
 mod catalog;
 mod listen;
 mod sessions;
+mod skills;
 mod support;
 mod tasks;
 

@@ -1,0 +1,232 @@
+//! An upstream's skills, kept: once a skill's `skills/list` entry matches its pin, every file
+//! it lists is read from the upstream (`resources/read`), within the upstream's `timeout_ms`
+//! and the limits a local skill has (512 files, 16 MiB), and each file's bytes are checked
+//! against the digest and size of that pinned entry: bytes that differ are drift (a rug pull
+//! between the list and the read, or a content change under an unchanged listing), never
+//! served. Skills are instructions, and an upstream's are untrusted: each file's text, and
+//! each string of the frontmatter, is then cleaned exactly as the gateway cleans what an
+//! upstream says to the model (`guards::strip::sanitize`: tag blocks, stray tags, comments,
+//! ANSI escapes, control and invisible characters), and the digest and size a client is given
+//! are those of the cleaned text, the bytes it receives.
+
+use std::time::Duration;
+
+use base64::Engine;
+use rmcp::model::{
+    InitializeResult, ReadResourceRequestParams, ReadResourceResponse, ResourceContents,
+    SKILLS_EXTENSION_ID, Skill, SkillResources, SkillsCapability, sha256_digest,
+};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::Value;
+
+use crate::catalog::skill_view::KeptFile;
+use crate::catalog::{KeptSkill, UpstreamSkills};
+use crate::guards::rewrite_strings;
+use crate::guards::strip::sanitize;
+use crate::spec::{OnDrift, PinKind};
+use crate::upstream::Upstreams;
+use crate::upstream::pins::PinStatus;
+
+/// Most files in one skill, `SKILL.md` included (the extension's limit, as for a local skill).
+const MAX_FILES: usize = 512;
+
+/// Most bytes in one skill's files together (as for a local skill).
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a pinned skill was not kept.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Unkept {
+    /// A file's bytes are not those its pinned entry lists: drift.
+    #[error("{uri}: its bytes have digest {live_digest}, the pinned entry lists {pinned_digest}")]
+    Rewritten {
+        uri: String,
+        pinned_digest: String,
+        live_digest: String,
+    },
+    /// The skill could not be read or is not one the gateway serves (a check that could not
+    /// be made: the skill is withheld until a later check succeeds).
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+/// Reads, checks and cleans the skill `entry` (its `skills/list` entry, which matched the
+/// pin) from `peer`, all of it within `timeout_ms`.
+pub(crate) async fn keep(
+    peer: &Peer<RoleClient>,
+    entry: &Value,
+    timeout_ms: u64,
+) -> Result<KeptSkill, Unkept> {
+    let unreadable = |reason: String| Unkept::Unreadable(reason);
+    let skill: Skill = serde_json::from_value(entry.clone())
+        .map_err(|error| unreadable(format!("its skills/list entry: {error}")))?;
+    skill
+        .validate()
+        .map_err(|error| unreadable(format!("its skills/list entry: {error}")))?;
+    let SkillResources::Files(files) = &skill.resources else {
+        return Err(unreadable(
+            "its files are \"dynamic\": without digests they cannot be checked against a pin"
+                .to_owned(),
+        ));
+    };
+    if files.len() > MAX_FILES {
+        return Err(unreadable(format!(
+            "{} files, more than {MAX_FILES}",
+            files.len()
+        )));
+    }
+    let listed: u64 = files.iter().map(|file| file.size).sum();
+    if listed > MAX_BYTES {
+        return Err(unreadable(format!("{listed} bytes, more than {MAX_BYTES}")));
+    }
+    let reading = async {
+        let mut kept = Vec::with_capacity(files.len());
+        for file in files {
+            let (bytes, mime_type) = read_file(peer, &file.uri).await?;
+            file.verify(&bytes).map_err(|_| Unkept::Rewritten {
+                uri: file.uri.clone(),
+                pinned_digest: file.digest.clone(),
+                live_digest: sha256_digest(&bytes),
+            })?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| unreadable(format!("{} is not UTF-8 text", file.uri)))?;
+            let text = sanitize(&text, true).into_owned();
+            kept.push(KeptFile {
+                digest: sha256_digest(text.as_bytes()),
+                uri: file.uri.clone(),
+                mime_type: mime_type.unwrap_or_else(|| mime_type_of(&file.uri).to_owned()),
+                text,
+            });
+        }
+        Ok(kept)
+    };
+    let kept = tokio::time::timeout(Duration::from_millis(timeout_ms), reading)
+        .await
+        .map_err(|_| unreadable(format!("its files were not read within {timeout_ms} ms")))??;
+    let mut frontmatter = serde_json::to_value(&skill.frontmatter).unwrap_or_default();
+    rewrite_strings(&mut frontmatter, &|text| sanitize(text, true));
+    let frontmatter = serde_json::from_value(frontmatter)
+        .map_err(|error| unreadable(format!("its frontmatter: {error}")))?;
+    Ok(KeptSkill::new(skill.uri, frontmatter, kept))
+}
+
+/// The bytes of the skill file at `uri` and the media type the upstream gave it (when it
+/// looks like one).
+async fn read_file(
+    peer: &Peer<RoleClient>,
+    uri: &str,
+) -> Result<(Vec<u8>, Option<String>), Unkept> {
+    let unreadable = |reason: String| Unkept::Unreadable(format!("{uri}: {reason}"));
+    let answer = peer
+        .read_resource_once(ReadResourceRequestParams::new(uri))
+        .await
+        .map_err(|error| unreadable(error.to_string()))?;
+    let ReadResourceResponse::Complete(result) = answer else {
+        return Err(unreadable("the upstream asked for input".to_owned()));
+    };
+    let mut contents = result.contents.into_iter();
+    let (Some(content), None) = (contents.next(), contents.next()) else {
+        return Err(unreadable("not exactly one content".to_owned()));
+    };
+    let (bytes, mime_type) = match content {
+        ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } => (text.into_bytes(), mime_type),
+        ResourceContents::BlobResourceContents {
+            blob, mime_type, ..
+        } => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .map_err(|error| unreadable(format!("its blob: {error}")))?;
+            (bytes, mime_type)
+        }
+        _ => {
+            return Err(unreadable(
+                "content of a kind the gateway does not carry".to_owned(),
+            ));
+        }
+    };
+    Ok((bytes, mime_type.filter(|mime| is_media_type(mime))))
+}
+
+/// `type/subtype` of token characters (an upstream's media type is passed on only then).
+fn is_media_type(mime: &str) -> bool {
+    let token = |part: &str| {
+        !part.is_empty()
+            && part.len() <= 64
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+".contains(&b))
+    };
+    mime.split_once('/')
+        .is_some_and(|(kind, subtype)| token(kind) && token(subtype))
+}
+
+/// The media type of a skill file by its extension, where the upstream gave none.
+fn mime_type_of(uri: &str) -> &'static str {
+    let extension = uri
+        .rsplit_once('.')
+        .map(|(_, extension)| extension.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("md" | "markdown") => "text/markdown",
+        Some("json") => "application/json",
+        _ => "text/plain",
+    }
+}
+
+impl Upstreams {
+    /// Whether an upstream's skills are pinned.
+    fn serves_skills(&self) -> bool {
+        self.links
+            .iter()
+            .any(|link| link.spec.pins.iter().any(|pin| pin.kind == PinKind::Skill))
+    }
+
+    /// `info` declaring the skills extension (with `directoryRead`, and the resources
+    /// capability it requires) where an upstream's skills are pinned.
+    pub(super) fn advertise_skills(&self, mut info: InitializeResult) -> InitializeResult {
+        if !self.serves_skills() {
+            return info;
+        }
+        let capabilities = &mut info.capabilities;
+        capabilities.resources.get_or_insert_with(Default::default);
+        let skills = serde_json::to_value(SkillsCapability::new().with_directory_read())
+            .ok()
+            .and_then(|value| value.as_object().cloned())
+            .unwrap_or_default();
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .entry(SKILLS_EXTENSION_ID.to_owned())
+            .or_insert(skills);
+        info
+    }
+
+    /// What the gateway serves of its upstreams' skills now: each kept skill whose pin
+    /// matches is listed (and, where `on_drift = "warn"`, one that drifted but was read); a
+    /// drifted one, or one not checked yet, is withheld (its gets and reads refused), and
+    /// stays listed as it was last kept only where `on_drift = "refuse"`.
+    pub fn skills(&self) -> UpstreamSkills {
+        let mut skills = UpstreamSkills::default();
+        for link in &self.links {
+            let on_drift = link.spec.on_drift;
+            for (index, pin) in link.spec.pins.iter().enumerate() {
+                if pin.kind != PinKind::Skill {
+                    continue;
+                }
+                let (status, kept) = (link.pin(index), link.kept(index));
+                let served =
+                    kept.is_some() && (status == PinStatus::Matches || on_drift == OnDrift::Warn);
+                if !served {
+                    let checked = status != PinStatus::Unchecked;
+                    skills.withheld.push((pin.remote_name.to_owned(), checked));
+                }
+                if let Some(kept) = kept
+                    && (served || on_drift == OnDrift::Refuse)
+                {
+                    skills.listed.push(kept);
+                }
+            }
+        }
+        skills
+    }
+}
