@@ -39,6 +39,7 @@ fn array_key(kind: PinKind) -> &'static str {
         PinKind::Resource => "resources",
         PinKind::ResourceTemplate => "resource_templates",
         PinKind::Tool => "tools",
+        PinKind::Skill => "skills",
     }
 }
 
@@ -46,7 +47,7 @@ fn array_key(kind: PinKind) -> &'static str {
 fn manifest_key(kind: PinKind) -> &'static str {
     match kind {
         PinKind::Prompt | PinKind::Tool => "name",
-        PinKind::Resource => "uri",
+        PinKind::Resource | PinKind::Skill => "uri",
         PinKind::ResourceTemplate => "uri_template",
     }
 }
@@ -58,6 +59,7 @@ fn label(kind: PinKind, name: &str) -> String {
         PinKind::Prompt => "prompt",
         PinKind::Resource => "resource",
         PinKind::ResourceTemplate => "resource template",
+        PinKind::Skill => "skill",
     };
     format!("{kind} {name}")
 }
@@ -341,7 +343,7 @@ fn entry(kind: PinKind, live: &Value, upstream: &str, report: &mut ToolReport) -
     let arguments = match kind {
         PinKind::Prompt => prompt_arguments(live, &mut clean),
         PinKind::ResourceTemplate => template_variables(remote),
-        PinKind::Resource | PinKind::Tool => Vec::new(),
+        PinKind::Resource | PinKind::Tool | PinKind::Skill => Vec::new(),
     };
     if !arguments.is_empty() {
         let key = if kind == PinKind::Prompt {

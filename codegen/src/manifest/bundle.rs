@@ -271,8 +271,9 @@ pub struct Artifact {
 
 /// `[[skills]]`: an Agent Skill the server publishes (the skills extension: `skills/list`,
 /// `skills/get`, each file a resource with its SHA-256 digest) and a task bundle copies into
-/// the main image's `skills_dir`. Either a directory (`dir`) or written from the manifest
-/// (`name`, `description`, `body_file`).
+/// the main image's `skills_dir`. Either a directory (`dir`), written from the manifest
+/// (`name`, `description`, `body_file`), or an upstream's (`upstream`, `uri`, `pin_sha256`),
+/// served through the gateway and never copied into a bundle.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Skill {
@@ -289,6 +290,17 @@ pub struct Skill {
     /// frontmatter with `name` and `description`, other fields kept) and any supporting
     /// files (UTF-8 text; at most 512 files and 16 MiB).
     pub dir: Option<String>,
+    /// The `[[upstreams]]` entry that serves this skill: the gateway reads its files from
+    /// there, checks them against the pin and cleans their text (tag strip, hidden
+    /// characters) before serving them.
+    pub upstream: Option<String>,
+    /// With `upstream`: the skill's `SKILL.md` URI as the upstream lists it, e.g.
+    /// `skill://triage/SKILL.md`.
+    pub uri: Option<String>,
+    /// With `upstream`: sha256 (64 lower-case hex digits) of the upstream's `skills/list`
+    /// entry (frontmatter, and each file's URI, digest and size), written by `harness-codegen
+    /// import`.
+    pub pin_sha256: Option<String>,
 }
 
 /// `[compose]`: the services of environment/docker-compose.yaml.

@@ -32,6 +32,8 @@ pub struct CatalogModel {
     pub prompts: Vec<PromptModel>,
     /// Skills, in manifest order.
     pub skills: Vec<crate::model::skills::SkillModel>,
+    /// Skills an upstream serves, in manifest order.
+    pub upstream_skills: Vec<crate::model::upstream_skills::UpstreamSkillModel>,
     /// Caching hints: `(ttl_ms, public)`.
     pub cache: (u64, bool),
 }
@@ -264,6 +266,12 @@ pub(crate) fn build(
         );
     }
     let skills = crate::model::skills::build(&manifest.skills, base_dir, inputs, errors);
+    let upstream_skills = crate::model::upstream_skills::build(
+        &manifest.skills,
+        &skills,
+        &manifest.upstreams,
+        errors,
+    );
     for (index, resource) in manifest.resources.iter().enumerate() {
         if resource.uri.to_ascii_lowercase().starts_with("skill://") {
             errors.report(
@@ -284,6 +292,7 @@ pub(crate) fn build(
         templates,
         prompts,
         skills,
+        upstream_skills,
         cache: (
             manifest.caching.ttl_ms,
             manifest.caching.scope == manifest::CacheScope::Public,

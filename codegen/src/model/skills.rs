@@ -81,6 +81,9 @@ pub(crate) fn build(
     let root = ManifestPath::root().key("skills");
     let mut models: Vec<SkillModel> = Vec::new();
     for (index, skill) in skills.iter().enumerate() {
+        if is_upstream(skill) {
+            continue;
+        }
         let path = root.index(index);
         let each = errors.child();
         let model = match (&skill.dir, &skill.body_file) {
@@ -122,6 +125,12 @@ pub(crate) fn build(
         }
     }
     models
+}
+
+/// Whether `skill` is an upstream's (or says something only an upstream's skill says): such
+/// an entry is checked and bound by `upstream_skills`, whose files are the upstream's.
+pub(crate) fn is_upstream(skill: &Skill) -> bool {
+    skill.upstream.is_some() || skill.uri.is_some() || skill.pin_sha256.is_some()
 }
 
 /// A skill written from the manifest: its `SKILL.md` is the frontmatter (name and

@@ -287,8 +287,22 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
     let context = quote!(#rt::rmcp::service::RequestContext<#rt::rmcp::service::RoleServer>);
     let error = quote!(#rt::rmcp::model::ErrorData);
     let mut methods = Vec::new();
-    if !catalog.resources.is_empty() || !catalog.templates.is_empty() || !catalog.skills.is_empty()
-    {
+    // An upstream's skills are served from what the gateway kept of them, beside the
+    // manifest's own: every skill request hands the catalog that view.
+    let upstream_skills = !catalog.upstream_skills.is_empty();
+    let (suffix, kept, kept_only) = if upstream_skills {
+        let kept = quote!(&self.upstreams.skills());
+        ("_with", quote!(, #kept), kept)
+    } else {
+        ("", TokenStream::new(), TokenStream::new())
+    };
+    let resolve = format_ident!("resolve_resource{suffix}");
+    let list_resources = format_ident!("list_resources{suffix}");
+    let list_skills = format_ident!("list_skills{suffix}");
+    let get_skill = format_ident!("get_skill{suffix}");
+    let read_directory = format_ident!("read_skill_directory{suffix}");
+    let has_skills = !catalog.skills.is_empty() || upstream_skills;
+    if !catalog.resources.is_empty() || !catalog.templates.is_empty() || has_skills {
         let template_arms = catalog.templates.iter().enumerate().map(|(index, template)| {
             let index = int(index as u64);
             let vars = format_ident!("{}", template.vars_type);
@@ -331,7 +345,7 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
             }
         };
         let read = quote! {
-            let result = match self.pipeline.catalog().resolve_resource(&request, &context) {
+            let result = match self.pipeline.catalog().#resolve(&request, &context #kept) {
                 #rt::Resolved::Done(result) => result,
                 #templated
                 #upstreamed
@@ -345,7 +359,7 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
                 .iter()
                 .any(|resource| resource.upstream.is_some()),
             quote!(visible_resources),
-            quote!(self.pipeline.catalog().list_resources()),
+            quote!(self.pipeline.catalog().#list_resources(#kept_only)),
         );
         let listed_templates = visible(
             model,
@@ -370,18 +384,18 @@ pub(crate) fn handler_methods(model: &Model) -> TokenStream {
             }
         });
     }
-    if !catalog.skills.is_empty() {
+    if has_skills {
         methods.push(quote! {
             async fn list_skills(&self, _request: Option<#rt::rmcp::model::PaginatedRequestParams>, _context: #context) -> Result<#rt::rmcp::model::ListSkillsResult, #error> {
-                Ok(self.pipeline.catalog().list_skills())
+                Ok(self.pipeline.catalog().#list_skills(#kept_only))
             }
 
             async fn get_skill(&self, request: #rt::rmcp::model::GetSkillRequestParams, _context: #context) -> Result<#rt::rmcp::model::GetSkillResult, #error> {
-                self.pipeline.catalog().get_skill(&request.uri)
+                self.pipeline.catalog().#get_skill(&request.uri #kept)
             }
 
             async fn read_resource_directory(&self, request: #rt::rmcp::model::ReadResourceDirectoryRequestParams, _context: #context) -> Result<#rt::rmcp::model::ReadResourceDirectoryResult, #error> {
-                self.pipeline.catalog().read_skill_directory(&request.uri)
+                self.pipeline.catalog().#read_directory(&request.uri #kept)
             }
         });
     }

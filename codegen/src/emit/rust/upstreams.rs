@@ -101,8 +101,8 @@ struct Pinned<'m> {
     subscribe: bool,
 }
 
-/// What upstream `index` serves, in the order of its pins: tools, prompts, resources, then
-/// resource templates, each in manifest order.
+/// What upstream `index` serves, in the order of its pins: tools, prompts, resources,
+/// resource templates, then skills, each in manifest order.
 fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
     let tools = model.tools.iter().filter_map(|tool| {
         Some(Pinned {
@@ -144,10 +144,18 @@ fn pins_of(model: &Model, index: usize) -> Vec<Pinned<'_>> {
             subscribe: false,
         })
     });
+    let skills = catalog.upstream_skills.iter().map(|skill| Pinned {
+        kind: PinKind::Skill,
+        name: &skill.uri,
+        binding: &skill.upstream,
+        schema_static: None,
+        subscribe: false,
+    });
     tools
         .chain(prompts)
         .chain(resources)
         .chain(templates)
+        .chain(skills)
         .filter(|pin| pin.binding.upstream == index)
         .collect()
 }

@@ -112,7 +112,9 @@ pub(crate) fn allowed_hosts(
 /// skills there (each skill itself is checked by `crate::model::skills`).
 pub(crate) fn skills_dir(skills: &[Skill], skills_dir: Option<&str>, errors: &ErrorSink<'_>) {
     let root = ManifestPath::root();
-    match (skills.is_empty(), skills_dir) {
+    // An upstream's skills are served through the gateway, never copied into the image.
+    let copied = skills.iter().any(|skill| skill.upstream.is_none());
+    match (!copied, skills_dir) {
         (false, None) => errors.report(
             Diagnostic::key(
                 root.key("skills"),

@@ -43,6 +43,7 @@ fn offered(description: &str) -> Offered {
         templates: vec![
             json!({"uriTemplate": "docs://pages/{page}", "name": "page", "mimeType": "text/plain"}),
         ],
+        skills: Vec::new(),
         subscribe: true,
     }
 }
