@@ -41,3 +41,8 @@ pub const POLL_INTERVAL_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=60_000;
 pub const DEFAULT_MAX_ALIVE: u32 = 16;
 /// The most a manifest may allow.
 pub const MAX_MAX_ALIVE: u32 = 10_000;
+/// How long a task kept in Redis stays `working` without its replica renewing it: a replica
+/// that dies leaves its tasks `failed` this long after its last renewal.
+pub const DEFAULT_LEASE_MS: u64 = 30_000;
+/// Bounds of the lease.
+pub const LEASE_RANGE_MS: std::ops::RangeInclusive<u64> = 1_000..=600_000;

@@ -189,6 +189,15 @@ pub struct TaskTable {
     /// `ctx.ask::<Form>()` as if it asked them.
     #[serde(default)]
     pub ask_first: Vec<String>,
+    /// Where the tool's tasks live: `memory` (this process; a task is read from the replica
+    /// that runs it) or `redis` (shared by every replica on `[rate_limit_store]`'s Redis: any
+    /// replica answers `tasks/get`, `tasks/update` and `tasks/cancel`). Default:
+    /// `[rate_limit_store] backend`, so a server whose limits are shared shares its tasks too.
+    pub store: Option<RateLimitBackend>,
+    /// With `store = "redis"`: how long a task stays alive without its replica renewing it, in
+    /// milliseconds (default 30000; 1000 to 600000). A replica that dies leaves its tasks
+    /// `failed` this long after it stopped.
+    pub lease_ms: Option<u64>,
 }
 
 /// A form a tool's body puts to the user: the generated `<Tool><Key>Form` type, its

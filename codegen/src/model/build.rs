@@ -52,12 +52,14 @@ pub struct Model {
 }
 
 impl Model {
-    /// Whether any tool keeps its rate-limit windows or its idempotency keys in Redis.
+    /// Whether any tool keeps its rate-limit windows, its idempotency keys or its tasks in
+    /// Redis.
     pub fn uses_redis(&self) -> bool {
         self.tools.iter().any(|tool| {
             let limit = tool.guards.rate_limit.map(|limit| limit.backend);
             let keys = tool.write.idempotency.as_ref().map(|keys| keys.backend);
-            [limit, keys].contains(&Some(RateLimitBackend::Redis))
+            let tasks = tool.task.as_ref().map(|task| task.store);
+            [limit, keys, tasks].contains(&Some(RateLimitBackend::Redis))
         })
     }
 

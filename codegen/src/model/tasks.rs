@@ -1,12 +1,12 @@
 //! `[tools.task]`: whether a tool's calls become tasks (the tasks extension), how long a task
-//! lives, the poll interval clients are told, how many may be alive at once, and which of the
-//! tool's forms are asked before a task is created.
+//! lives, the poll interval clients are told, how many may be alive at once, which of the
+//! tool's forms are asked before a task is created, and where its tasks live.
 
-use harness_contract::TaskSupport;
 use harness_contract::tasks::{
-    DEFAULT_MAX_ALIVE, DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, MAX_MAX_ALIVE, MAX_TTL_MS,
-    MIN_TTL_MS, POLL_INTERVAL_RANGE_MS,
+    DEFAULT_LEASE_MS, DEFAULT_MAX_ALIVE, DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, LEASE_RANGE_MS,
+    MAX_MAX_ALIVE, MAX_TTL_MS, MIN_TTL_MS, POLL_INTERVAL_RANGE_MS,
 };
+use harness_contract::{RateLimitBackend, TaskSupport};
 
 use crate::diagnostics::Diagnostic;
 use crate::error_sink::ErrorSink;
@@ -27,14 +27,20 @@ pub struct TaskPolicy {
     pub max_alive: u32,
     /// The generated types of the forms asked before a task is created, in manifest order.
     pub ask_first: Vec<String>,
+    /// Where its tasks live.
+    pub store: RateLimitBackend,
+    /// How long a task kept in Redis stays alive without its replica renewing it.
+    pub lease_ms: u64,
 }
 
-/// The task policy of one `[[tools]]` entry at `path` whose forms are `forms`; `None` without
-/// the table or with `support = "forbidden"`. Problems go to `errors`.
+/// The task policy of one `[[tools]]` entry at `path` whose forms are `forms`, with
+/// `store_backend` (`[rate_limit_store] backend`) where it names no store; `None` without the
+/// table or with `support = "forbidden"`. Problems go to `errors`.
 pub(crate) fn policy(
     tool: &manifest::Tool,
     path: &ManifestPath,
     forms: &[FormModel],
+    store_backend: RateLimitBackend,
     errors: &ErrorSink<'_>,
 ) -> Option<TaskPolicy> {
     let table = tool.task.as_ref()?;
@@ -61,6 +67,15 @@ pub(crate) fn policy(
         table.max_alive.map(u64::from),
         1..=u64::from(MAX_MAX_ALIVE),
     );
+    range("lease_ms", table.lease_ms, LEASE_RANGE_MS);
+    let store = table.store.unwrap_or(store_backend);
+    if store == RateLimitBackend::Memory && table.lease_ms.is_some() {
+        errors.report(
+            Diagnostic::key(path.key("lease_ms"), "a lease for tasks kept in memory")
+                .label("only tasks kept in Redis have a lease")
+                .help("keep the tasks in Redis (`store = \"redis\"`), or remove `lease_ms`"),
+        );
+    }
     let mut ask_first = Vec::new();
     for (index, key) in table.ask_first.iter().enumerate() {
         match forms.iter().find(|form| &form.key == key) {
@@ -103,5 +118,7 @@ pub(crate) fn policy(
         poll_interval_ms: table.poll_interval_ms.unwrap_or(DEFAULT_POLL_INTERVAL_MS),
         max_alive: table.max_alive.unwrap_or(DEFAULT_MAX_ALIVE),
         ask_first,
+        store,
+        lease_ms: table.lease_ms.unwrap_or(DEFAULT_LEASE_MS),
     })
 }

@@ -202,7 +202,7 @@ fn tool_model(
     let camel_name = names.as_ref().map(|(_, camel)| camel.as_str());
     let declared = results(tool, path, camel_name, Some(&guards), type_names, errors);
     let forms = forms(tool, path, camel_name, type_names, errors);
-    let task = tasks::policy(tool, path, &forms, errors);
+    let task = tasks::policy(tool, path, &forms, defaults.store_backend, errors);
     if !tool.results.is_empty() && declared.is_none() {
         return None;
     }

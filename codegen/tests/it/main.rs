@@ -1,7 +1,8 @@
 //! harness-codegen's integration tests, one binary (one link) for all of them: the build
 //! script's side (`builder`), the Harbor bundle (`bundle_services`, `bundle_stdio`), located
-//! manifest errors (`every_error_located`), the editors' JSON Schema (`manifest_schema`) and,
-//! with the `import` feature the command line turns on, `import` against real upstreams.
+//! manifest errors (`every_error_located`), the editors' JSON Schema (`manifest_schema`), where
+//! tasks live (`task_store`) and, with the `import` feature the command line turns on, `import`
+//! against real upstreams.
 
 mod builder;
 mod bundle_services;
@@ -10,3 +11,4 @@ mod every_error_located;
 #[cfg(feature = "import")]
 mod import;
 mod manifest_schema;
+mod task_store;

@@ -85,6 +85,8 @@ pub mod codes {
     pub const TOO_MANY_TASKS: &str = "TooManyTasks";
     /// A task outlived its `ttl_ms` and its body was stopped; the task reads `failed`.
     pub const TASK_EXPIRED: &str = "TaskExpired";
+    /// The task store (Redis) did not answer; no task was created and the body never ran.
+    pub const TASK_STORE_UNAVAILABLE: &str = "TaskStoreUnavailable";
 }
 
 /// The JSON body of a failed call.

@@ -157,6 +157,7 @@ impl Pipeline {
         panic_capture::install_hook();
         let store = SharedStore::default();
         let request_limits = RequestLimits::new(server, &store);
+        let tasks = crate::tasks::Tasks::new(server, tools, &store);
         let tools = tools
             .iter()
             .map(|spec| ToolState {
@@ -198,7 +199,7 @@ impl Pipeline {
             telemetry: crate::telemetry::Telemetry::from_env(server.name, server.version)
                 .map_err(|error| error.to_string()),
             updates: crate::subscriptions::updates::Updates::default(),
-            tasks: crate::tasks::Tasks::default(),
+            tasks,
             request_limits,
         }
     }
@@ -212,7 +213,11 @@ impl Pipeline {
             let limiter = tool.limiter.as_ref().and_then(RateLimiter::setup_error);
             limiter.or_else(|| tool.idempotency.as_ref()?.setup_error())
         });
-        if let Some(error) = tools.or_else(|| self.request_limits.setup_error()) {
+        let tasks = || self.tasks.store().setup_error();
+        if let Some(error) = tools
+            .or_else(|| self.request_limits.setup_error())
+            .or_else(tasks)
+        {
             return Err(error.clone().into());
         }
         #[cfg(feature = "otel")]

@@ -71,6 +71,8 @@ pub(crate) enum Refusal {
     TooManyTasks(u32),
     /// A task outlived its time to live (milliseconds) and was stopped.
     TaskExpired(u64),
+    /// The task store (Redis) gave no answer, so no task was created.
+    TaskStoreUnavailable,
 }
 
 /// How a gateway's call to its upstream failed.
@@ -368,6 +370,12 @@ impl Refusal {
                 InternalError,
                 format!("The task outlived its time to live ({ttl_ms} ms) and was stopped.").into(),
             ),
+            Self::TaskStoreUnavailable => (
+                codes::TASK_STORE_UNAVAILABLE,
+                Audit::Error,
+                Envelope,
+                "The task store did not answer, so no task was created and nothing ran. Retry shortly.".into(),
+            ),
         };
         Row {
             code,
@@ -447,6 +455,7 @@ mod tests {
             Refusal::TaskRequired,
             Refusal::TooManyTasks(2),
             Refusal::TaskExpired(1000),
+            Refusal::TaskStoreUnavailable,
         ]
         .map(|refusal| {
             let row = refusal.row();
@@ -506,6 +515,7 @@ mod tests {
                 ("TaskRequired", "error", Reply::TasksRequired),
                 ("TooManyTasks", "busy", Reply::Envelope),
                 ("TaskExpired", "expired", Reply::InternalError),
+                ("TaskStoreUnavailable", "error", Reply::Envelope),
             ]
         );
     }

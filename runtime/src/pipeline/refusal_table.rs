@@ -205,6 +205,10 @@ pub fn refusal_table() -> Vec<RefusalRow> {
             "a task's body was still running when its `ttl_ms` (here 300000) ran out: the task reads `failed` with this error",
             Refusal::TaskExpired(300_000),
         ),
+        (
+            "a tool keeps its tasks in Redis (`[tools.task] store = \"redis\"`) and Redis did not answer within `[rate_limit_store] timeout_ms`",
+            Refusal::TaskStoreUnavailable,
+        ),
     ];
     examples
         .into_iter()

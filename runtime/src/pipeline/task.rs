@@ -35,12 +35,12 @@ use crate::pipeline::refusal::Refusal;
 use crate::pipeline::{Cleared, Pipeline, ToolState, declared, panic_capture};
 use crate::spec::TaskSpec;
 use crate::tasks::Tasks;
-use crate::tasks::store::{AtLimit, NewTask, TaskHandle, as_object};
+use crate::tasks::store::{AtLimit, Created, NewTask, TaskHandle, Unavailable, as_object};
 use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
 
 /// What a task call's creator is told: the task, or how the call ended without one.
-type Created = oneshot::Sender<Result<CallToolResponse, ErrorData>>;
+type CreationReply = oneshot::Sender<Result<CallToolResponse, ErrorData>>;
 
 impl Pipeline {
     /// The tasks extension's part: `tasks/get`, `tasks/update` and `tasks/cancel`.
@@ -121,7 +121,7 @@ impl Pipeline {
         index: usize,
         mut call: Call,
         body: F,
-        created: Created,
+        created: CreationReply,
     ) where
         A: FromArguments + Serialize + Send,
         O: Serialize + Send + 'static,
@@ -211,7 +211,7 @@ impl Pipeline {
         if !outcome.is_ok() {
             tool.counters.errors.fetch_add(1, Ordering::Relaxed);
         }
-        finish(&handle, &outcome);
+        finish(&handle, &outcome).await;
         self.record(
             tool.spec.name,
             &trace(Some(handle.id())),
@@ -232,25 +232,39 @@ impl Pipeline {
         A: FromArguments + Serialize,
     {
         let tool = &self.tools[index];
-        let owner = call.caller().map(|caller| caller.subject.clone());
         // A repeated idempotency key while its task is alive gets that task, counted nowhere.
         let idempotency = tool.spec.write.idempotency.and_then(|idempotency| {
             let arguments = call.arguments.as_ref()?;
             let key = arguments.get(idempotency.argument)?.as_str()?;
             Some(format!("{key}\n{}", args_sha256(&call.raw_arguments())))
         });
-        if let Some(idempotency) = &idempotency
-            && let Some(task) =
-                self.tasks
-                    .store()
-                    .by_idempotency(index, owner.as_deref(), idempotency)
-        {
-            return Err(Box::new(Outcome {
+        let new = NewTask {
+            name: tool.spec.name,
+            spec,
+            owner: call.caller().map(|caller| caller.subject.clone()),
+            idempotency,
+        };
+        let replayed = |task| {
+            Box::new(Outcome {
                 result: Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
                 outcome: Cow::Borrowed(HarnessOutcome::Replayed.as_str()),
                 error_code: None,
                 args: call.raw_arguments(),
-            }));
+            })
+        };
+        let unavailable = |error: Unavailable, args: serde_json::Value| {
+            tracing::warn!(trace_id, tool = tool.spec.name, %error, "no task was created");
+            Outcome::refused(
+                Refusal::TaskStoreUnavailable,
+                Some(&tool.spec.guards),
+                trace_id,
+                args,
+            )
+        };
+        match self.tasks.store().by_idempotency(&new).await {
+            Ok(Some(task)) => return Err(replayed(task)),
+            Ok(None) => {}
+            Err(error) => return Err(Box::new(unavailable(error, call.raw_arguments()))),
         }
         let cleared = self.admit::<A>(tool, call, trace_id).await?;
         let ended = |outcome: Outcome, cleared: Cleared<'p, A>| async move {
@@ -262,24 +276,21 @@ impl Pipeline {
         if let Some(asked) = self.ask_first(tool, spec, call, &cleared.args_json, trace_id) {
             return ended(asked, cleared).await;
         }
-        let new = NewTask {
-            tool: index,
-            spec,
-            owner,
-            idempotency,
+        let refused = |refusal| {
+            Outcome::refused(
+                refusal,
+                Some(&tool.spec.guards),
+                trace_id,
+                cleared.args_json.clone(),
+            )
         };
-        match self.tasks.store().create(new) {
-            Ok((task, handle)) => Ok((cleared, task, handle)),
-            Err(AtLimit(max)) => {
-                let refused = Outcome::refused(
-                    Refusal::TooManyTasks(max),
-                    Some(&tool.spec.guards),
-                    trace_id,
-                    cleared.args_json.clone(),
-                );
-                ended(refused, cleared).await
-            }
-        }
+        let outcome = match self.tasks.store().create(new).await {
+            Ok(Created::New(task, handle)) => return Ok((cleared, task, handle)),
+            Ok(Created::Existing(task)) => *replayed(task),
+            Ok(Created::AtLimit(AtLimit(max))) => refused(Refusal::TooManyTasks(max)),
+            Err(error) => unavailable(error, cleared.args_json.clone()),
+        };
+        ended(outcome, cleared).await
     }
 
     /// The forms `[tools.task] ask_first` names that the request has no answer to, asked as an
@@ -368,7 +379,7 @@ impl Pipeline {
 
 /// The task's end as `tasks/get` shows it: a result (an error envelope included) is
 /// `completed`, a JSON-RPC error `failed`.
-fn finish(handle: &TaskHandle, outcome: &Outcome) {
+async fn finish(handle: &TaskHandle, outcome: &Outcome) {
     let (payload, message) = match &outcome.result {
         Ok(CallToolResponse::Complete(result)) => (
             TaskPayload::Completed {
@@ -393,5 +404,5 @@ fn finish(handle: &TaskHandle, outcome: &Outcome) {
             )
         }
     };
-    handle.finish(payload, message);
+    handle.finish(payload, message).await;
 }

@@ -1,6 +1,7 @@
 //! A tool whose calls become tasks (the tasks extension): how, for how long, how many at once,
 //! and which of its forms are asked before a task is created.
 
+use harness_contract::RateLimitBackend;
 pub use harness_contract::TaskSupport;
 
 use crate::input::Form;
@@ -18,6 +19,10 @@ pub struct TaskSpec {
     pub max_alive: u32,
     /// Forms asked as input-required rounds of the call before its task is created.
     pub ask_first: &'static [FormQuestion],
+    /// Where the tasks live: this process, or the Redis of `[rate_limit_store]`.
+    pub store: RateLimitBackend,
+    /// How long a task kept in Redis stays alive without its replica renewing it.
+    pub lease_ms: u64,
 }
 
 /// A declared form as it is put to the client: its key, message and requested schema.

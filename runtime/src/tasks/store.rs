@@ -1,35 +1,29 @@
-//! Where tasks live while they run and until they are forgotten: in this process, bounded per
-//! tool (at most `max_alive` alive, and the last `4 × max_alive` finished ones kept until their
-//! time to live ends), each entry bound to the subject that created it.
+//! Where tasks live while they run and until they are forgotten: in this process
+//! (`memory.rs`), or in Redis (`redis.rs`, the `redis` feature) for tools whose `[tools.task]
+//! store` says so, where every replica reads, answers and cancels every replica's tasks. A
+//! task's id does not say where it lives: a lookup tries this process first, then Redis.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::collections::BTreeMap;
+use std::time::Duration;
 
-use rmcp::model::{DetailedTask, InputRequest, JsonObject, Task, TaskPayload, TaskStatus};
+use rmcp::model::{DetailedTask, InputRequest, JsonObject, Task, TaskPayload};
 use serde_json::Value;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::audit::rfc3339_now;
-use crate::spec::TaskSpec;
+use crate::guards::rate_limit::{SharedStore, StoreError};
+use crate::spec::{RateLimitBackend, RateLimitStoreSpec, ServerSpec, TaskSpec, ToolSpec};
+use crate::tasks::memory::{MemoryHandle, MemoryStore};
 
 /// Finished tasks a tool keeps, per task it may have alive.
-const KEPT_PER_ALIVE: usize = 4;
+pub(crate) const KEPT_PER_ALIVE: usize = 4;
 
 /// How long a task that finished at or past its time to live can still be read.
-const GRACE: Duration = Duration::from_secs(60);
-
-/// The tasks of one server.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Store {
-    entries: Arc<Mutex<HashMap<String, Entry>>>,
-}
+pub(crate) const GRACE: Duration = Duration::from_secs(60);
 
 /// A task about to be created.
 pub(crate) struct NewTask<'a> {
-    /// The tool's position in the generated `TOOLS`.
-    pub(crate) tool: usize,
+    /// The tool's name (what its tasks are counted and kept by; replicas agree on names).
+    pub(crate) name: &'static str,
     /// Its `[tools.task]`.
     pub(crate) spec: &'a TaskSpec,
     /// The subject that creates it (none without `[auth]`).
@@ -42,66 +36,15 @@ pub(crate) struct NewTask<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct AtLimit(pub(crate) u32);
 
-#[derive(Debug)]
-struct Entry {
-    tool: usize,
-    owner: Option<String>,
-    task: Task,
-    phase: Phase,
-    cancellation: CancellationToken,
-    created: Instant,
-    ttl: Duration,
-    finished: Option<Instant>,
-    idempotency: Option<String>,
-}
-
-#[derive(Debug)]
-enum Phase {
-    Running {
-        pending: BTreeMap<String, Pending>,
-        used: HashSet<String>,
-    },
-    Finished(TaskPayload),
-}
-
-#[derive(Debug)]
-struct Pending {
-    request: InputRequest,
-    answer: oneshot::Sender<Value>,
-}
-
-impl Entry {
-    fn alive(&self) -> bool {
-        matches!(self.phase, Phase::Running { .. })
-    }
-
-    /// Whether the entry may be forgotten at `now`: finished, past its time to live, and (if
-    /// it finished late) read for a while after.
-    fn forgotten(&self, now: Instant) -> bool {
-        let Some(finished) = self.finished else {
-            return false;
-        };
-        now >= self.created + self.ttl && now >= finished + GRACE.min(self.ttl)
-    }
-
-    fn detailed(&self) -> DetailedTask {
-        let payload = match &self.phase {
-            Phase::Finished(payload) => payload.clone(),
-            Phase::Running { pending, .. } if pending.is_empty() => TaskPayload::Working,
-            Phase::Running { pending, .. } => TaskPayload::InputRequired {
-                input_requests: pending
-                    .iter()
-                    .map(|(key, pending)| (key.clone(), pending.request.clone()))
-                    .collect(),
-            },
-        };
-        DetailedTask::new(self.task.clone(), payload)
-    }
-
-    fn touch(&mut self, status: TaskStatus) {
-        self.task.status = status;
-        self.task.last_updated_at = rfc3339_now();
-    }
+/// What creating a task came to.
+pub(crate) enum Created {
+    /// A new task, running from now on.
+    New(Task, TaskHandle),
+    /// The alive task another replica created a moment ago with the same idempotency key.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    Existing(Task),
+    /// The tool has its `max_alive` tasks alive.
+    AtLimit(AtLimit),
 }
 
 /// What a lookup found, for the subject asking.
@@ -110,168 +53,6 @@ pub(crate) enum Found<T> {
     Yours(T),
     /// No task with this id, or another subject's: the same answer for both.
     Unknown,
-}
-
-impl Store {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
-    /// Creates a task (working) for `new`, or refuses when the tool has its `max_alive` tasks
-    /// alive; forgets what has expired first, and the oldest finished tasks of the tool past
-    /// what it keeps.
-    pub(crate) fn create(&self, new: NewTask<'_>) -> Result<(Task, TaskHandle), AtLimit> {
-        let now = Instant::now();
-        let mut entries = self.lock();
-        entries.retain(|_, entry| !entry.forgotten(now));
-        let max_alive = new.spec.max_alive;
-        let of_tool = || entries.values().filter(|entry| entry.tool == new.tool);
-        if of_tool().filter(|entry| entry.alive()).count() >= max_alive as usize {
-            return Err(AtLimit(max_alive));
-        }
-        let mut finished: Vec<(Instant, String)> = entries
-            .iter()
-            .filter_map(|(id, entry)| {
-                (entry.tool == new.tool).then_some((entry.finished?, id.clone()))
-            })
-            .collect();
-        let keep = KEPT_PER_ALIVE * max_alive as usize;
-        if finished.len() >= keep {
-            finished.sort();
-            for (_, id) in &finished[..=finished.len() - keep] {
-                entries.remove(id);
-            }
-        }
-        let id = task_id();
-        let stamp = rfc3339_now();
-        let task = Task::new(id.clone(), TaskStatus::Working, stamp.clone(), stamp)
-            .with_ttl_ms(new.spec.ttl_ms)
-            .with_poll_interval_ms(new.spec.poll_interval_ms);
-        let cancellation = CancellationToken::new();
-        entries.insert(
-            id.clone(),
-            Entry {
-                tool: new.tool,
-                owner: new.owner,
-                task: task.clone(),
-                phase: Phase::Running {
-                    pending: BTreeMap::new(),
-                    used: HashSet::new(),
-                },
-                cancellation: cancellation.clone(),
-                created: now,
-                ttl: Duration::from_millis(new.spec.ttl_ms),
-                finished: None,
-                idempotency: new.idempotency,
-            },
-        );
-        let handle = TaskHandle {
-            store: self.clone(),
-            id,
-            cancellation,
-        };
-        Ok((task, handle))
-    }
-
-    /// The alive task of `tool` that `owner` created with this idempotency key and arguments.
-    pub(crate) fn by_idempotency(
-        &self,
-        tool: usize,
-        owner: Option<&str>,
-        idempotency: &str,
-    ) -> Option<Task> {
-        let entries = self.lock();
-        entries
-            .values()
-            .find(|entry| {
-                entry.tool == tool
-                    && entry.alive()
-                    && entry.owner.as_deref() == owner
-                    && entry.idempotency.as_deref() == Some(idempotency)
-            })
-            .map(|entry| entry.task.clone())
-    }
-
-    /// Runs `read` on the task `id` if `owner` created it.
-    fn with<T>(
-        &self,
-        id: &str,
-        owner: Option<&str>,
-        read: impl FnOnce(&mut Entry) -> T,
-    ) -> Found<T> {
-        let now = Instant::now();
-        let mut entries = self.lock();
-        match entries.get_mut(id) {
-            Some(entry) if entry.forgotten(now) => {
-                entries.remove(id);
-                Found::Unknown
-            }
-            Some(entry) if entry.owner.as_deref() == owner => Found::Yours(read(entry)),
-            _ => Found::Unknown,
-        }
-    }
-
-    /// The task as `tasks/get` shows it.
-    pub(crate) fn get(&self, id: &str, owner: Option<&str>) -> Found<DetailedTask> {
-        self.with(id, owner, |entry| entry.detailed())
-    }
-
-    /// Hands each answer whose key is outstanding to the body that asked; other keys (never
-    /// asked, answered already) are ignored, as the extension says.
-    pub(crate) fn answer(
-        &self,
-        id: &str,
-        owner: Option<&str>,
-        mut answers: BTreeMap<String, Value>,
-    ) -> Found<()> {
-        self.with(id, owner, |entry| {
-            let Phase::Running { pending, .. } = &mut entry.phase else {
-                return;
-            };
-            let answered: Vec<String> = pending
-                .keys()
-                .filter(|key| answers.contains_key(*key))
-                .cloned()
-                .collect();
-            for key in answered {
-                if let (Some(pending), Some(answer)) = (pending.remove(&key), answers.remove(&key))
-                {
-                    // The body may have stopped meanwhile; then nobody waits for it.
-                    let _ = pending.answer.send(answer);
-                }
-            }
-            let status = if pending.is_empty() {
-                TaskStatus::Working
-            } else {
-                TaskStatus::InputRequired
-            };
-            entry.touch(status);
-        })
-    }
-
-    /// Cancels a running task: it reads `cancelled` at once and its body is stopped. A
-    /// finished task is left as it is.
-    pub(crate) fn cancel(&self, id: &str, owner: Option<&str>) -> Found<()> {
-        self.with(id, owner, |entry| {
-            if entry.alive() {
-                entry.phase = Phase::Finished(TaskPayload::Cancelled);
-                entry.finished = Some(Instant::now());
-                entry.touch(TaskStatus::Cancelled);
-                entry.cancellation.cancel();
-            }
-        })
-    }
-}
-
-/// A running task's side of the store: its id, its cancellation, a way to ask the client, and
-/// its end.
-#[derive(Debug, Clone)]
-pub(crate) struct TaskHandle {
-    store: Store,
-    id: String,
-    cancellation: CancellationToken,
 }
 
 /// Why a question could not be put.
@@ -283,62 +64,254 @@ pub(crate) enum AskError {
     Ended,
 }
 
+/// The shared store gave no answer in time, or an error.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum Unavailable {
+    /// No answer within `[rate_limit_store] timeout_ms`.
+    #[error("the task store (Redis) did not answer within {0:?}")]
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    Timeout(Duration),
+    /// Redis answered with an error, or the connection failed.
+    #[error("the task store (Redis) failed: {0}")]
+    Redis(String),
+    /// The store could not be set up (see [`StoreError`]).
+    #[error("{0}")]
+    Setup(StoreError),
+}
+
+/// The tasks of one server: those of every tool kept in memory, and the Redis store if a tool
+/// keeps its tasks there.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    memory: MemoryStore,
+    shared: Option<Shared>,
+}
+
+#[derive(Debug)]
+enum Shared {
+    #[cfg(feature = "redis")]
+    Redis(crate::tasks::redis::RedisStore),
+    Broken(StoreError),
+}
+
+impl Store {
+    /// The store of `server`'s `tools`, sharing the server's Redis connection (`shared`) with
+    /// its rate limits when a tool keeps its tasks there.
+    pub(crate) fn new(server: &ServerSpec, tools: &[ToolSpec], shared: &SharedStore) -> Self {
+        let in_redis = tools.iter().find(|tool| {
+            tool.task
+                .is_some_and(|task| task.store == RateLimitBackend::Redis)
+        });
+        Self {
+            memory: MemoryStore::default(),
+            shared: in_redis
+                .map(|tool| Shared::open(&server.rate_limit_store, shared, server, tool.name)),
+        }
+    }
+
+    /// What keeps the Redis store from working at all, if anything (checked at startup).
+    pub(crate) fn setup_error(&self) -> Option<&StoreError> {
+        match &self.shared {
+            Some(Shared::Broken(error)) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Creates a task (working) for `new` where its tool keeps them, or refuses when the tool
+    /// has its `max_alive` tasks alive.
+    pub(crate) async fn create(&self, new: NewTask<'_>) -> Result<Created, Unavailable> {
+        if new.spec.store == RateLimitBackend::Memory {
+            return Ok(match self.memory.create(new) {
+                Ok((task, handle)) => Created::New(task, TaskHandle::Memory(handle)),
+                Err(limit) => Created::AtLimit(limit),
+            });
+        }
+        match self.shared()? {
+            #[cfg(feature = "redis")]
+            Shared::Redis(redis) => redis.create(new).await,
+            Shared::Broken(error) => Err(Unavailable::Setup(error.clone())),
+        }
+    }
+
+    /// The alive task of tool `new.name` that `new.owner` created with its idempotency key
+    /// and arguments.
+    pub(crate) async fn by_idempotency(
+        &self,
+        new: &NewTask<'_>,
+    ) -> Result<Option<Task>, Unavailable> {
+        let Some(idempotency) = new.idempotency.as_deref() else {
+            return Ok(None);
+        };
+        if new.spec.store == RateLimitBackend::Memory {
+            return Ok(self
+                .memory
+                .by_idempotency(new.name, new.owner.as_deref(), idempotency));
+        }
+        match self.shared()? {
+            #[cfg(feature = "redis")]
+            Shared::Redis(redis) => {
+                redis
+                    .by_idempotency(new.name, new.owner.as_deref(), idempotency)
+                    .await
+            }
+            Shared::Broken(error) => Err(Unavailable::Setup(error.clone())),
+        }
+    }
+
+    /// The task as `tasks/get` shows it.
+    pub(crate) async fn get(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Result<Found<DetailedTask>, Unavailable> {
+        if let found @ Found::Yours(_) = self.memory.get(id, owner) {
+            return Ok(found);
+        }
+        match &self.shared {
+            None => Ok(Found::Unknown),
+            #[cfg(feature = "redis")]
+            Some(Shared::Redis(redis)) => redis.get(id, owner).await,
+            Some(Shared::Broken(error)) => Err(Unavailable::Setup(error.clone())),
+        }
+    }
+
+    /// Hands each answer whose key is outstanding to the body that asked; other keys (never
+    /// asked, answered already) are ignored, as the extension says.
+    pub(crate) async fn answer(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        answers: BTreeMap<String, Value>,
+    ) -> Result<Found<()>, Unavailable> {
+        if self.memory.holds(id) {
+            return Ok(self.memory.answer(id, owner, answers));
+        }
+        match &self.shared {
+            None => Ok(Found::Unknown),
+            #[cfg(feature = "redis")]
+            Some(Shared::Redis(redis)) => redis.answer(id, owner, answers).await,
+            Some(Shared::Broken(error)) => Err(Unavailable::Setup(error.clone())),
+        }
+    }
+
+    /// Cancels a running task: it reads `cancelled` at once and its body is stopped (in
+    /// Redis, by its replica at its next renewal). A finished task is left as it is.
+    pub(crate) async fn cancel(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+    ) -> Result<Found<()>, Unavailable> {
+        if self.memory.holds(id) {
+            return Ok(self.memory.cancel(id, owner));
+        }
+        match &self.shared {
+            None => Ok(Found::Unknown),
+            #[cfg(feature = "redis")]
+            Some(Shared::Redis(redis)) => redis.cancel(id, owner).await,
+            Some(Shared::Broken(error)) => Err(Unavailable::Setup(error.clone())),
+        }
+    }
+
+    fn shared(&self) -> Result<&Shared, Unavailable> {
+        self.shared.as_ref().ok_or_else(|| {
+            Unavailable::Redis("no tool of this server keeps its tasks in Redis".into())
+        })
+    }
+}
+
+impl Shared {
+    #[cfg(feature = "redis")]
+    fn open(
+        store: &RateLimitStoreSpec,
+        shared: &SharedStore,
+        server: &ServerSpec,
+        tool: &str,
+    ) -> Self {
+        match shared.redis(store, tool) {
+            Ok(connection) => Self::Redis(crate::tasks::redis::RedisStore::new(
+                connection,
+                store.key_prefix,
+                server.name,
+            )),
+            Err(error) => Self::Broken(error),
+        }
+    }
+
+    #[cfg(not(feature = "redis"))]
+    fn open(
+        _store: &RateLimitStoreSpec,
+        _shared: &SharedStore,
+        _server: &ServerSpec,
+        tool: &str,
+    ) -> Self {
+        Self::Broken(StoreError::NoRedisFeature {
+            tool: tool.to_owned(),
+        })
+    }
+}
+
+/// A running task's side of the store: its id, its cancellation, a way to ask the client, and
+/// its end.
+#[derive(Debug, Clone)]
+pub(crate) enum TaskHandle {
+    /// A task kept in this process.
+    Memory(MemoryHandle),
+    /// A task kept in Redis, renewed by this replica while it runs.
+    #[cfg(feature = "redis")]
+    Redis(crate::tasks::redis::RedisHandle),
+}
+
 impl TaskHandle {
     /// The task's id.
     pub(crate) fn id(&self) -> &str {
-        &self.id
+        match self {
+            Self::Memory(handle) => handle.id(),
+            #[cfg(feature = "redis")]
+            Self::Redis(handle) => handle.id(),
+        }
     }
 
-    /// Cancelled by `tasks/cancel` or at expiry.
+    /// Cancelled by `tasks/cancel` (from any replica) or at expiry.
     pub(crate) fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        match self {
+            Self::Memory(handle) => handle.cancellation(),
+            #[cfg(feature = "redis")]
+            Self::Redis(handle) => handle.cancellation(),
+        }
     }
 
     /// Puts `request` to the client under `key` (the task reads `input_required` until every
     /// outstanding key is answered) and waits for the answer `tasks/update` brings.
     pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
-        let (answer, answered) = oneshot::channel();
-        {
-            let mut entries = self.store.lock();
-            let entry = entries.get_mut(&self.id).ok_or(AskError::Ended)?;
-            let Phase::Running { pending, used } = &mut entry.phase else {
-                return Err(AskError::Ended);
-            };
-            if !used.insert(key.to_owned()) {
-                return Err(AskError::KeyUsed);
-            }
-            pending.insert(key.to_owned(), Pending { request, answer });
-            entry.touch(TaskStatus::InputRequired);
+        match self {
+            Self::Memory(handle) => handle.ask(key, request).await,
+            #[cfg(feature = "redis")]
+            Self::Redis(handle) => handle.ask(key, request).await,
         }
-        answered.await.map_err(|_| AskError::Ended)
     }
 
     /// Ends the task with `payload`, unless it ended already (cancelled meanwhile).
-    pub(crate) fn finish(&self, payload: TaskPayload, status_message: Option<String>) {
-        let mut entries = self.store.lock();
-        if let Some(entry) = entries.get_mut(&self.id)
-            && entry.alive()
-        {
-            let status = payload.status();
-            entry.phase = Phase::Finished(payload);
-            entry.finished = Some(Instant::now());
-            entry.task.status_message = status_message;
-            entry.touch(status);
+    pub(crate) async fn finish(&self, payload: TaskPayload, status_message: Option<String>) {
+        match self {
+            Self::Memory(handle) => handle.finish(payload, status_message),
+            #[cfg(feature = "redis")]
+            Self::Redis(handle) => handle.finish(payload, status_message).await,
         }
     }
 
     /// Whether the task was cancelled by `tasks/cancel` (it already reads `cancelled`).
     pub(crate) fn was_cancelled(&self) -> bool {
-        let entries = self.store.lock();
-        entries
-            .get(&self.id)
-            .is_none_or(|entry| matches!(entry.phase, Phase::Finished(TaskPayload::Cancelled)))
+        match self {
+            Self::Memory(handle) => handle.was_cancelled(),
+            #[cfg(feature = "redis")]
+            Self::Redis(handle) => handle.was_cancelled(),
+        }
     }
 }
 
 /// A task id: 128 random bits from the thread's CSPRNG, as 32 hex digits. On a server
 /// without `[auth]` the id is the only handle on a task, so it must not be guessable.
-fn task_id() -> String {
+pub(crate) fn task_id() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
@@ -352,80 +325,9 @@ pub(crate) fn as_object(value: &impl serde::Serialize) -> JsonObject {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
-    use harness_contract::TaskSupport;
-
-    const SPEC: TaskSpec = TaskSpec {
-        support: TaskSupport::Optional,
-        ttl_ms: 60_000,
-        poll_interval_ms: 500,
-        max_alive: 2,
-        ask_first: &[],
-    };
-
-    fn new(owner: Option<&str>) -> NewTask<'static> {
-        NewTask {
-            tool: 0,
-            spec: &SPEC,
-            owner: owner.map(str::to_owned),
-            idempotency: None,
-        }
-    }
-
-    #[test]
-    fn past_max_alive_no_task_is_created_until_one_finishes() {
-        let store = Store::default();
-        let (_, first) = store.create(new(None)).unwrap();
-        let _second = store.create(new(None)).unwrap();
-        assert_eq!(store.create(new(None)).unwrap_err(), AtLimit(2));
-        first.finish(TaskPayload::Cancelled, None);
-        assert!(store.create(new(None)).is_ok());
-    }
-
-    #[test]
-    fn finished_tasks_are_kept_only_up_to_their_bound() {
-        let store = Store::default();
-        let mut ids = Vec::new();
-        for _ in 0..20 {
-            let (task, handle) = store.create(new(None)).unwrap();
-            handle.finish(TaskPayload::Cancelled, None);
-            ids.push(task.task_id);
-        }
-        let kept = ids
-            .iter()
-            .filter(|id| matches!(store.get(id, None), Found::Yours(_)))
-            .count();
-        assert_eq!(kept, KEPT_PER_ALIVE * 2);
-        // The newest are the ones kept.
-        assert!(matches!(
-            store.get(ids.last().unwrap(), None),
-            Found::Yours(_)
-        ));
-        assert!(matches!(store.get(&ids[0], None), Found::Unknown));
-    }
-
-    #[test]
-    fn another_subjects_task_is_unknown() {
-        let store = Store::default();
-        let (task, _handle) = store.create(new(Some("alice"))).unwrap();
-        assert!(matches!(
-            store.get(&task.task_id, Some("alice")),
-            Found::Yours(_)
-        ));
-        assert!(matches!(
-            store.get(&task.task_id, Some("mallory")),
-            Found::Unknown
-        ));
-        assert!(matches!(store.get(&task.task_id, None), Found::Unknown));
-        assert!(matches!(
-            store.cancel(&task.task_id, Some("mallory")),
-            Found::Unknown
-        ));
-        assert!(matches!(
-            store.get(&task.task_id, Some("alice")),
-            Found::Yours(task) if task.status() == TaskStatus::Working
-        ));
-    }
 
     #[test]
     fn ids_are_128_bit_hex_and_distinct() {
@@ -435,39 +337,5 @@ mod tests {
             ids.iter()
                 .all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
         );
-    }
-
-    #[tokio::test]
-    async fn an_answer_reaches_the_body_and_unknown_keys_are_ignored() {
-        let store = Store::default();
-        let (task, handle) = store.create(new(None)).unwrap();
-        let request: InputRequest = serde_json::from_value(serde_json::json!({
-            "method": "roots/list", "params": {}
-        }))
-        .unwrap();
-        let asking = tokio::spawn({
-            let handle = handle.clone();
-            let request = request.clone();
-            async move { handle.ask("roots", request).await }
-        });
-        // Wait until the question is outstanding.
-        loop {
-            if let Found::Yours(detailed) = store.get(&task.task_id, None)
-                && detailed.status() == TaskStatus::InputRequired
-            {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
-        let answers = BTreeMap::from([
-            ("unknown".to_owned(), serde_json::json!({"x": 1})),
-            ("roots".to_owned(), serde_json::json!({"roots": []})),
-        ]);
-        assert!(matches!(
-            store.answer(&task.task_id, None, answers),
-            Found::Yours(())
-        ));
-        assert_eq!(asking.await.unwrap(), Ok(serde_json::json!({"roots": []})));
-        assert_eq!(handle.ask("roots", request).await, Err(AskError::KeyUsed));
     }
 }

@@ -58,6 +58,19 @@ impl RedisServer {
         panic!("redis-server found no free port in ten tries");
     }
 
+    /// What `redis-cli` prints for `args` against this Redis, trimmed.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let output = std::process::Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli runs (Debian's redis-tools, installed with redis-server)");
+        String::from_utf8(output.stdout)
+            .expect("redis-cli prints UTF-8")
+            .trim()
+            .to_owned()
+    }
+
     /// Kills Redis (as a crash would) and waits for the process to exit.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {

@@ -179,15 +179,15 @@ pub(crate) fn harness(model: &Model) -> TokenStream {
         let error = quote!(#rt::rmcp::model::ErrorData);
         quote! {
             async fn get_task(&self, request: #rt::rmcp::model::GetTaskParams, context: #context) -> Result<#rt::rmcp::model::GetTaskResult, #error> {
-                self.pipeline.tasks().get(&request.task_id, &context)
+                self.pipeline.tasks().get(&request.task_id, &context).await
             }
 
             async fn update_task(&self, request: #rt::rmcp::model::UpdateTaskParams, context: #context) -> Result<(), #error> {
-                self.pipeline.tasks().update(&request.task_id, request.input_responses, &context)
+                self.pipeline.tasks().update(&request.task_id, request.input_responses, &context).await
             }
 
             async fn cancel_task(&self, request: #rt::rmcp::model::CancelTaskParams, context: #context) -> Result<(), #error> {
-                self.pipeline.tasks().cancel(&request.task_id, &context)
+                self.pipeline.tasks().cancel(&request.task_id, &context).await
             }
         }
     });

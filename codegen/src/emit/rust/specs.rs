@@ -144,6 +144,7 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
             let support = contract_enum(task.support);
             let (ttl_ms, poll_interval_ms) = (int(task.ttl_ms), int(task.poll_interval_ms));
             let max_alive = int(u64::from(task.max_alive));
+            let (store, lease_ms) = (contract_enum(task.store), int(task.lease_ms));
             let ask_first = task.ask_first.iter().map(|form| {
                 let form = quote::format_ident!("{}", form);
                 quote!(#rt::FormQuestion::of::<#form>())
@@ -155,6 +156,8 @@ pub(crate) fn tool_spec(tool: &ToolModel) -> TokenStream {
                     poll_interval_ms: #poll_interval_ms,
                     max_alive: #max_alive,
                     ask_first: &[#(#ask_first),*],
+                    store: #store,
+                    lease_ms: #lease_ms,
                 })
             }
         }

@@ -2,6 +2,7 @@
 //! `harness-codegen scaffold` creates them once, never overwrites them, and appends the
 //! declaration of each new tool here.
 
+pub(crate) mod escalate;
 pub(crate) mod page_oncall;
 pub(crate) mod runbook;
 

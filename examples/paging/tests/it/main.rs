@@ -5,4 +5,5 @@
 mod compose;
 mod oauth_subjects;
 mod shared_limit;
+mod tasks;
 mod telemetry;

@@ -172,14 +172,14 @@ async fn three_replicas_keep_each_subjects_limit_exactly_between_them() {
 
     // One window per subject in Redis (the warm-up's too), each holding exactly its
     // admissions; no key names a subject.
-    let keys = redis_cli(&redis, &["KEYS", "*"]);
+    let keys = redis.cli(&["KEYS", "*"]);
     let keys: Vec<&str> = keys.lines().collect();
     assert_eq!(keys.len(), SUBJECTS + 1, "{keys:?}");
     let mut sizes: Vec<String> = keys
         .iter()
         .map(|key| {
             assert!(!key.contains("team-") && !key.contains(WARM_UP), "{key}");
-            redis_cli(&redis, &["ZCARD", key])
+            redis.cli(&["ZCARD", key])
         })
         .collect();
     sizes.sort();
@@ -215,13 +215,4 @@ fn a_replica_refuses_a_request_without_a_token() {
     );
     let (status, _) = server.get("/mcp").expect("an answer");
     assert!(status.contains(" 401 "), "{status}");
-}
-
-fn redis_cli(redis: &RedisServer, args: &[&str]) -> String {
-    let output = std::process::Command::new("redis-cli")
-        .args(["-p", &redis.port.to_string()])
-        .args(args)
-        .output()
-        .expect("redis-cli runs (Debian's redis-tools, installed with redis-server)");
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }

@@ -94,15 +94,6 @@ fn count(endings: &[(String, String)], what: &str) -> usize {
     endings.iter().filter(|(ending, _)| ending == what).count()
 }
 
-fn redis_cli(redis: &RedisServer, args: &[&str]) -> String {
-    let output = std::process::Command::new("redis-cli")
-        .args(["-p", &redis.port.to_string()])
-        .args(args)
-        .output()
-        .expect("redis-cli runs (Debian's redis-tools, installed with redis-server)");
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
-}
-
 /// Seconds in `... Retry after 3599.2s.`
 fn retry_after_seconds(message: &str) -> f64 {
     let tail = message
@@ -159,9 +150,9 @@ async fn three_replicas_admit_exactly_the_limit_between_them() {
         assert!(message.starts_with("Rate limit exceeded: 100 calls per 3600.0s limit reached."));
     }
     // Redis holds exactly the admissions; `runbook` (backend = "memory") has no key.
-    assert_eq!(redis_cli(&redis, &["ZCARD", WINDOW_KEY]), LIMIT.to_string());
-    assert_eq!(redis_cli(&redis, &["KEYS", "*"]), WINDOW_KEY);
-    let ttl: i64 = redis_cli(&redis, &["PTTL", WINDOW_KEY]).parse().unwrap();
+    assert_eq!(redis.cli(&["ZCARD", WINDOW_KEY]), LIMIT.to_string());
+    assert_eq!(redis.cli(&["KEYS", "*"]), WINDOW_KEY);
+    let ttl: i64 = redis.cli(&["PTTL", WINDOW_KEY]).parse().unwrap();
     assert!(
         ttl > 3_500_000 && ttl <= 3_600_000,
         "the window expires with its period: {ttl}"

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use harness_contract::definition_sha256;
 use harness_runtime::spec::{
-    PinKind, PinSpec, ServerSpec, TaskSpec, TaskSupport, ToolSpec, UpstreamSpec,
+    PinKind, PinSpec, RateLimitBackend, ServerSpec, TaskSpec, TaskSupport, ToolSpec, UpstreamSpec,
 };
 use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
@@ -35,6 +35,8 @@ static TOOLS: [ToolSpec; 1] = [ToolSpec {
         poll_interval_ms: 20,
         max_alive: 4,
         ask_first: &[],
+        store: RateLimitBackend::Memory,
+        lease_ms: 30_000,
     }),
     ..tool("slow", GUARDS)
 }];
@@ -99,7 +101,7 @@ impl ServerHandler for TaskUpstream {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         self.seen.polled.notify_one();
-        self.pipeline.tasks().get(&request.task_id, &context)
+        self.pipeline.tasks().get(&request.task_id, &context).await
     }
 
     async fn cancel_task(
@@ -108,7 +110,10 @@ impl ServerHandler for TaskUpstream {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         // The task is cancelled (its body stopped, or never started) before this answers.
-        self.pipeline.tasks().cancel(&request.task_id, &context)?;
+        self.pipeline
+            .tasks()
+            .cancel(&request.task_id, &context)
+            .await?;
         self.seen.cancelled.notify_one();
         Ok(())
     }
