@@ -11,7 +11,8 @@ use axum::routing::get;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use harness_test_support::{
-    Client, HttpServer, RedisServer, audit_records, call, http_client_with_token, scratch_dir,
+    Client, HttpServer, RedisServer, StatelessClient, audit_records, call, http_client_with_token,
+    scratch_dir,
 };
 use serde_json::json;
 
@@ -187,6 +188,68 @@ async fn three_replicas_keep_each_subjects_limit_exactly_between_them() {
     expected.push(servers.len().to_string());
     expected.sort();
     assert_eq!(sizes, expected, "admissions per window");
+
+    another_subjects_task_is_unknown_on_every_replica(&key, &servers, &redis).await;
+}
+
+/// A task kept in Redis is bound to the subject that created it, on every replica: another
+/// subject's `tasks/get`, `tasks/update` and `tasks/cancel` get the answer an unknown id gets,
+/// and change nothing; Redis holds the subject's digest, never the subject.
+async fn another_subjects_task_is_unknown_on_every_replica(
+    key: &jsonwebtoken::EncodingKey,
+    servers: &[HttpServer],
+    redis: &RedisServer,
+) {
+    let client = |replica: usize, subject: &str| {
+        let url = format!("http://127.0.0.1:{}/mcp", servers[replica].port);
+        StatelessClient::new(&url, json!({}))
+            .with_token(&token(key, subject))
+            .declaring_tasks()
+    };
+    let (owner, other) = (client(0, "team-0"), client(1, "team-1"));
+    let created = owner
+        .call("escalate", json!({"incident_id": 7, "after_seconds": 30}))
+        .await
+        .expect("a task");
+    let id = created["taskId"].as_str().expect("a task id").to_owned();
+    let unknown_id = "0".repeat(32);
+    for (method, params) in [
+        ("tasks/get", json!({})),
+        ("tasks/update", json!({"inputResponses": {}})),
+        ("tasks/cancel", json!({})),
+    ] {
+        let ask = |id: &str| {
+            let mut params = params.clone();
+            params["taskId"] = json!(id);
+            other.request(method, params)
+        };
+        let theirs = ask(&id).await.expect_err("refused");
+        let unknown = ask(&unknown_id).await.expect_err("refused");
+        assert_eq!(theirs.code, -32602, "{method}: {theirs:?}");
+        assert_eq!(
+            (theirs.code, theirs.message.replace(&id, "ID")),
+            (unknown.code, unknown.message.replace(&unknown_id, "ID")),
+            "{method}: the same answer as for a task that does not exist"
+        );
+    }
+    let mine = client(2, "team-0");
+    assert_eq!(
+        mine.get_task(&id).await.expect("the owner's")["status"],
+        "working"
+    );
+    let stored = redis.cli(&[
+        "HGET",
+        &format!("{{harness:paging}}:tasks:task:{id}"),
+        "owner",
+    ]);
+    assert_eq!(stored, harness_contract::sha256_hex(b"team-0"));
+    mine.request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .expect("the owner cancels it");
+    assert_eq!(
+        owner.get_task(&id).await.expect("read")["status"],
+        "cancelled"
+    );
 }
 
 /// The replicas' WARN and ERROR log lines, for a failure's message.
