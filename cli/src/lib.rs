@@ -59,7 +59,7 @@ enum Command {
     Schema,
     /// Read what the upstream NAME (an [[upstreams]] entry) offers and pin it in the manifest,
     /// keeping its comments and order: tools as [[tools]], prompts as [[prompts]], resources as
-    /// [[resources]], resource templates as [[resource_templates]].
+    /// [[resources]], resource templates as [[resource_templates]], skills as [[skills]].
     Import {
         /// The upstream's name in the manifest.
         name: String,
@@ -67,9 +67,10 @@ enum Command {
         #[arg(long, default_value = "harness.toml")]
         manifest: PathBuf,
         /// Only these, by the upstream's names (comma-separated: tools and prompts by name,
-        /// resources by URI, templates by URI template); the command fails when one of them is
-        /// not imported. Without it (or --all), only the tools the upstream annotates as
-        /// read-only, and every prompt, resource and template.
+        /// resources by URI, templates by URI template, skills by SKILL.md URI or name); the
+        /// command fails when one of them is not imported. Without it (or --all), only the
+        /// tools the upstream annotates as read-only, and every prompt, resource, template and
+        /// skill.
         #[arg(long, value_delimiter = ',', conflicts_with = "all")]
         tools: Option<Vec<String>>,
         /// Every tool the upstream offers, write tools included.

@@ -1,13 +1,14 @@
-//! What import pins besides tools: an upstream's prompts, resources and resource templates,
-//! each a `[[prompts]]`, `[[resources]]` or `[[resource_templates]]` entry bound to the
-//! upstream and pinned by the digest of its definition (the fields
+//! What import pins besides tools: an upstream's prompts, resources, resource templates and
+//! skills, each a `[[prompts]]`, `[[resources]]`, `[[resource_templates]]` or `[[skills]]`
+//! entry bound to the upstream and pinned by the digest of its definition (the fields
 //! [`PinKind::pinned_fields`] names), its text audited and cleaned as a tool's description
-//! is. An entry already pinned is compared with its live definition (`--update-pins` replaces
-//! the pin); a new one joins only if the manifest still validates with it. Prompts,
-//! resources and templates change nothing upstream, so least privilege imports them all; with
-//! `--tools`, only those named (a prompt's name, a resource's URI, a template's URI template).
-//! What they return is capped by `[defaults.guards]`: import writes the starting caps there
-//! when it adds one and the defaults lack them.
+//! is (a skill's text stays upstream: see `skills`). An entry already pinned is compared with
+//! its live definition (`--update-pins` replaces the pin); a new one joins only if the
+//! manifest still validates with it. None of them changes anything upstream, so least
+//! privilege imports them all; with `--tools`, only those named (a prompt's name, a
+//! resource's URI, a template's URI template, a skill's `SKILL.md` URI or name). What prompts
+//! and resources return is capped by `[defaults.guards]`: import writes the starting caps
+//! there when it adds one and the defaults lack them.
 
 use harness_contract::{PinKind, pin_sha256};
 use serde_json::Value;
@@ -19,18 +20,20 @@ use crate::import::join::{Target, edit_error, plain};
 use crate::import::poisoning::audit;
 use crate::import::report::{Outcome, ToolReport};
 use crate::import::selection::Selection;
+use crate::import::skills;
 use crate::import::staging::Staging;
 use harness_runtime::upstream::Offered;
 
 /// The kinds this file imports, in the order they are reported.
-const KINDS: [PinKind; 3] = [
+const KINDS: [PinKind; 4] = [
     PinKind::Prompt,
     PinKind::Resource,
     PinKind::ResourceTemplate,
+    PinKind::Skill,
 ];
 
 /// Why an upstream's skill file is not imported as a resource.
-const SKILL_FILE: &str = "a file of one of its skills (skill://), which the gateway does not carry: skills are served from this manifest's [[skills]]";
+const SKILL_FILE: &str = "a file of one of its skills (skill://): it comes with its skill, a [[skills]] entry whose pin covers each of its files";
 
 /// The manifest's array of tables for entries of `kind`.
 fn array_key(kind: PinKind) -> &'static str {
@@ -108,8 +111,16 @@ fn bound(doc: &DocumentMut, kind: PinKind, upstream: &str) -> Result<Vec<Bound>,
         .collect())
 }
 
-/// Plans the import of the upstream's prompts, resources and templates into `doc`: one report
-/// per entry considered, then one per pin the upstream no longer offers.
+/// Whether `definition`, a list entry of `kind`, is the one `asked` (a `--tools` name) names.
+pub(crate) fn answers_to(kind: PinKind, definition: &Value, asked: &str) -> bool {
+    match kind {
+        PinKind::Skill => skills::answers_to(definition, asked),
+        _ => kind.name_of(definition) == Some(asked),
+    }
+}
+
+/// Plans the import of the upstream's prompts, resources, templates and skills into `doc`:
+/// one report per entry considered, then one per pin the upstream no longer offers.
 pub(crate) fn plan(
     doc: &mut DocumentMut,
     staging: &Staging,
@@ -128,12 +139,22 @@ pub(crate) fn plan(
             let Some(name) = kind.name_of(definition) else {
                 continue;
             };
-            if named.is_some_and(|names| !names.iter().any(|named| named == name)) {
+            if named.is_some_and(|names| {
+                !names
+                    .iter()
+                    .any(|named| answers_to(kind, definition, named))
+            }) {
                 continue;
             }
             let report = match pinned.iter().find(|entry| entry.remote_name == name) {
-                Some(entry) => check_pin(doc, kind, entry, definition, target.update_pins),
-                None => add(doc, staging, target, kind, definition, offered.subscribe)?,
+                Some(entry) => {
+                    let mut report = check_pin(doc, kind, entry, definition, target.update_pins);
+                    if kind == PinKind::Skill {
+                        skills::review_pinned(definition, offered, &mut report);
+                    }
+                    report
+                }
+                None => add(doc, staging, target, kind, definition, offered)?,
             };
             reports.push(report);
         }
@@ -192,13 +213,21 @@ fn add(
     target: &Target<'_>,
     kind: PinKind,
     live: &Value,
-    offered_subscribe: bool,
+    offered: &Offered,
 ) -> Result<ToolReport, ImportError> {
     let remote = kind.name_of(live).unwrap_or_default();
     let name = label(kind, remote);
     if kind == PinKind::Resource && remote.to_ascii_lowercase().starts_with("skill://") {
         return Ok(plain(&name, Outcome::NotCarried { why: SKILL_FILE }));
     }
+    let skill_files = match kind {
+        // A skill whose files cannot be read and checked would be withheld by the gateway.
+        PinKind::Skill => match skills::files(offered, remote) {
+            Ok(files) => files,
+            Err(why) => return Ok(plain(&name, Outcome::Unread { why })),
+        },
+        _ => &[],
+    };
     let taken = tables(doc, kind)
         .map_err(|e| edit_error(target, e))?
         .iter()
@@ -212,12 +241,23 @@ fn add(
             pin_sha256: pin_sha256(kind, live),
         },
     );
-    let mut table = entry(kind, live, target.upstream, &mut report);
-    if kind == PinKind::Resource && offered_subscribe {
+    let mut table = match kind {
+        PinKind::Skill => {
+            skills::audit_into(live, skill_files, &mut report);
+            skills::entry(live, target.upstream)
+        }
+        _ => entry(kind, live, target.upstream, &mut report),
+    };
+    if kind == PinKind::Resource && offered.subscribe {
         // The gateway subscribes upstream and passes the updates on to its own subscribers.
         table.insert("subscribe", toml_edit::value(true));
     }
-    let caps_added = cap_the_defaults(doc);
+    // A skill's text is cleaned, not capped: it is served whole or not at all.
+    let caps_added = if kind == PinKind::Skill {
+        Vec::new()
+    } else {
+        cap_the_defaults(doc)
+    };
     doc.entry(array_key(kind))
         .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
         .as_array_of_tables_mut()

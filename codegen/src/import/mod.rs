@@ -1,11 +1,12 @@
 //! `harness-codegen import NAME` (feature `import`): reads what the upstream the manifest
-//! names offers (its tools, prompts, resources and resource templates), and writes each as a
-//! pinned `[[tools]]`, `[[prompts]]`, `[[resources]]` or `[[resource_templates]]` entry,
-//! editing `harness.toml` in place.
+//! names offers (its tools, prompts, resources, resource templates and skills), and writes
+//! each as a pinned `[[tools]]`, `[[prompts]]`, `[[resources]]`, `[[resource_templates]]` or
+//! `[[skills]]` entry, editing `harness.toml` in place.
 //!
 //! One concern per file: `spec` (the model's upstream as the runtime's spec), `fetch` (its
 //! lists, once, through the runtime's client), `catalog` (prompts, resources and templates:
-//! entries, pins, drift), `translate` (JSON Schema to the argument
+//! entries, pins, drift), `skills` (an upstream's skills: their entry, and the audit of their
+//! frontmatter and files), `translate` (JSON Schema to the argument
 //! grammar, or the constructs it cannot say), `fallback` (the text of the schema file that
 //! keeps whole what the grammar cannot say), `poisoning` (the description audit), `entry` (a
 //! live definition as a manifest entry and its table), `edit` (the `toml_edit` document),
@@ -37,6 +38,7 @@ mod poisoning;
 mod report;
 mod schema_file;
 mod selection;
+mod skills;
 mod spec;
 mod staging;
 mod translate;
@@ -205,7 +207,10 @@ fn finish(
         manifest: manifest.name.clone(),
         offered: offered.tools.len(),
         tools: planned.tools,
-        offered_catalog: offered.prompts.len() + offered.resources.len() + offered.templates.len(),
+        offered_catalog: offered.prompts.len()
+            + offered.resources.len()
+            + offered.templates.len()
+            + offered.skills.len(),
         catalog: planned.catalog,
         manifest_diff: diff::unified(
             &manifest.source,

@@ -99,7 +99,7 @@ pub(crate) fn plan(target: &Target<'_>, offered: &Offered) -> Result<Plan, Impor
             offered
                 .of(kind)
                 .iter()
-                .any(|definition| kind.name_of(definition) == Some(asked.as_str()))
+                .any(|definition| catalog::answers_to(kind, definition, asked))
         };
         if !harness_contract::PinKind::ALL.iter().copied().any(offers) {
             reports.push(plain(asked, Outcome::NotOffered));

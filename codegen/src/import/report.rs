@@ -17,10 +17,11 @@ pub struct ImportReport {
     pub offered: usize,
     /// One entry per tool considered, in the upstream's order, then pins it no longer offers.
     pub tools: Vec<ToolReport>,
-    /// How many prompts, resources and resource templates the upstream offered.
+    /// How many prompts, resources, resource templates and skills the upstream offered.
     pub offered_catalog: usize,
-    /// One entry per prompt, resource and template considered (named `prompt NAME`,
-    /// `resource URI`, `resource template TEMPLATE`), then pins it no longer offers.
+    /// One entry per prompt, resource, template and skill considered (named `prompt NAME`,
+    /// `resource URI`, `resource template TEMPLATE`, `skill URI`), then pins it no longer
+    /// offers.
     pub catalog: Vec<ToolReport>,
     /// A unified diff of the manifest before and after (empty when nothing changed).
     pub manifest_diff: String,
@@ -136,6 +137,12 @@ pub enum Outcome {
         /// Why: a write tool, a destructive hint, no annotation.
         why: String,
     },
+    /// Not imported: a skill whose files could not be read, or whose bytes are not those its
+    /// `skills/list` entry lists (the gateway would withhold it).
+    Unread {
+        /// Why.
+        why: String,
+    },
     /// Not imported: the gateway does not carry what it is.
     NotCarried {
         /// What it is, and what the gateway does instead.
@@ -170,9 +177,10 @@ impl ImportReport {
             .any(|tool| match tool.outcome {
                 Outcome::Drifted { updated, .. } => !updated,
                 Outcome::Missing | Outcome::NotOffered | Outcome::SchemaFileTaken { .. } => true,
-                Outcome::Unsupported { .. } | Outcome::Collision | Outcome::Invalid { .. } => {
-                    self.asked_for_tools
-                }
+                Outcome::Unsupported { .. }
+                | Outcome::Collision
+                | Outcome::Invalid { .. }
+                | Outcome::Unread { .. } => self.asked_for_tools,
                 Outcome::Added { .. }
                 | Outcome::AddedWithSchemaFile { .. }
                 | Outcome::Unchanged
@@ -332,6 +340,10 @@ impl fmt::Display for ToolReport {
                 f,
                 "- {name}: left out: {why}; name it with --tools (or pass --all) to pin it"
             )?,
+            Outcome::Unread { why } => writeln!(
+                f,
+                "! {name}: skipped: its files could not be read and checked against its skills/list entry ({why}); the gateway would withhold it"
+            )?,
             Outcome::NotCarried { why } => writeln!(f, "- {name}: not imported: {why}")?,
         }
         for (place, audit) in &self.audits {
@@ -373,7 +385,7 @@ impl fmt::Display for ImportReport {
         if self.offered_catalog > 0 || !self.catalog.is_empty() {
             writeln!(
                 f,
-                "and {} prompts, resources and resource templates offered:",
+                "and {} prompts, resources, resource templates and skills offered:",
                 self.offered_catalog
             )?;
             for entry in &self.catalog {

@@ -1,7 +1,7 @@
 //! `harness-codegen import`: what it writes into a manifest (and what it leaves exactly as
 //! the user wrote it), drift and `--update-pins`, `--dry-run`, `--tools`, the poisoning
 //! report, schema files for what the grammar cannot say (in `import/fallback.rs`), prompts,
-//! resources and templates (in `import/catalog.rs`), and the
+//! resources and templates (in `import/catalog.rs`), skills (in `import/skills.rs`), and the
 //! whole path against real stdio upstreams (in `import/real_upstreams.rs`).
 
 use std::path::{Path, PathBuf};
@@ -19,6 +19,8 @@ mod fallback;
 /// The whole path, tools/list over stdio included, against a Python script and
 /// server-everything.
 mod real_upstreams;
+/// An upstream's skills: pinned, audited, drift, against the runtime's hostile upstream.
+mod skills;
 
 /// Every tool of `upstream` (`--all`): most tests here are about what an entry becomes, not
 /// which tools are chosen.

@@ -22,7 +22,9 @@ mod tasks;
 mod updates;
 
 pub use self::reply::Reply;
+pub use self::skills::SkillFile;
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -65,6 +67,10 @@ pub struct Offered {
     pub templates: Vec<Value>,
     /// `skills/list` (the skills extension).
     pub skills: Vec<Value>,
+    /// The files of each listed skill, by its `SKILL.md` URI, read (`resources/read`) and
+    /// checked against the digests its entry lists, as the gateway reads them; or why they
+    /// could not be.
+    pub skill_files: BTreeMap<String, Result<Vec<SkillFile>, String>>,
     /// Whether clients may subscribe to its resources (`resources.subscribe`).
     pub subscribe: bool,
 }
@@ -83,7 +89,8 @@ impl Offered {
 }
 
 /// Connects to `spec` once (as a server would: the same environment allowlist, headers and
-/// time limit), reads every list its capabilities declare, whole, and disconnects.
+/// time limit), reads every list its capabilities declare, whole, and the files of each
+/// skill listed, and disconnects.
 pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, FetchError> {
     let failed = |reason: String| FetchError {
         upstream: spec.name,
@@ -132,6 +139,16 @@ pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, Fetch
             PinKind::Resource => offered.resources = listed,
             PinKind::ResourceTemplate => offered.templates = listed,
             PinKind::Skill => offered.skills = listed,
+        }
+    }
+    // Skills are instructions: what import pins of them is audited, so their files are read
+    // too, within the same bounds as the gateway's own reads.
+    for entry in &offered.skills {
+        if let Some(uri) = PinKind::Skill.name_of(entry) {
+            let files = skills::read_files(&peer, entry, spec.timeout_ms)
+                .await
+                .map_err(|unread| unread.to_string());
+            offered.skill_files.insert(uri.to_owned(), files);
         }
     }
     let _ = connection.cancel().await;

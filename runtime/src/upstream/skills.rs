@@ -37,7 +37,9 @@ const MAX_BYTES: u64 = 16 * 1024 * 1024;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Unkept {
     /// A file's bytes are not those its pinned entry lists: drift.
-    #[error("{uri}: its bytes have digest {live_digest}, the pinned entry lists {pinned_digest}")]
+    #[error(
+        "{uri}: its bytes have digest {live_digest}, its skills/list entry lists {pinned_digest}"
+    )]
     Rewritten {
         uri: String,
         pinned_digest: String,
@@ -56,6 +58,71 @@ pub(crate) async fn keep(
     entry: &Value,
     timeout_ms: u64,
 ) -> Result<KeptSkill, Unkept> {
+    let (skill, files) = read_checked(peer, entry, timeout_ms).await?;
+    let kept = files
+        .into_iter()
+        .map(|file| {
+            let text = sanitize(&file.text, true).into_owned();
+            KeptFile {
+                digest: sha256_digest(text.as_bytes()),
+                mime_type: file
+                    .mime_type
+                    .unwrap_or_else(|| mime_type_of(&file.uri).to_owned()),
+                uri: file.uri,
+                text,
+            }
+        })
+        .collect();
+    let mut frontmatter = serde_json::to_value(&skill.frontmatter).unwrap_or_default();
+    rewrite_strings(&mut frontmatter, &|text| sanitize(text, true));
+    let frontmatter = serde_json::from_value(frontmatter)
+        .map_err(|error| Unkept::Unreadable(format!("its frontmatter: {error}")))?;
+    Ok(KeptSkill::new(skill.uri, frontmatter, kept))
+}
+
+/// The text of each file of the skill `entry` (a `skills/list` entry) lists, as the upstream
+/// serves it (nothing cleaned yet), each checked against its listed digest and size: what
+/// `harness-codegen import` audits before it pins the skill. Bounded as the gateway's own
+/// reads are ([`keep`]).
+pub(crate) async fn read_files(
+    peer: &Peer<RoleClient>,
+    entry: &Value,
+    timeout_ms: u64,
+) -> Result<Vec<SkillFile>, Unkept> {
+    let (_, files) = read_checked(peer, entry, timeout_ms).await?;
+    Ok(files
+        .into_iter()
+        .map(|file| SkillFile {
+            uri: file.uri,
+            text: file.text,
+        })
+        .collect())
+}
+
+/// One file of an upstream's skill as read, its bytes checked against its listed digest and
+/// size, before any cleaning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFile {
+    /// Its URI, as the skill's entry lists it.
+    pub uri: String,
+    /// Its text, exactly as the upstream served it.
+    pub text: String,
+}
+
+/// A file as read, with the media type the upstream gave it.
+struct ReadFile {
+    uri: String,
+    text: String,
+    mime_type: Option<String>,
+}
+
+/// The skill `entry` describes and each file it lists, read from `peer` within `timeout_ms`
+/// and within the limits of a local skill, each checked against its listed digest and size.
+async fn read_checked(
+    peer: &Peer<RoleClient>,
+    entry: &Value,
+    timeout_ms: u64,
+) -> Result<(Skill, Vec<ReadFile>), Unkept> {
     let unreadable = |reason: String| Unkept::Unreadable(reason);
     let skill: Skill = serde_json::from_value(entry.clone())
         .map_err(|error| unreadable(format!("its skills/list entry: {error}")))?;
@@ -79,7 +146,7 @@ pub(crate) async fn keep(
         return Err(unreadable(format!("{listed} bytes, more than {MAX_BYTES}")));
     }
     let reading = async {
-        let mut kept = Vec::with_capacity(files.len());
+        let mut read = Vec::with_capacity(files.len());
         for file in files {
             let (bytes, mime_type) = read_file(peer, &file.uri).await?;
             file.verify(&bytes).map_err(|_| Unkept::Rewritten {
@@ -89,24 +156,18 @@ pub(crate) async fn keep(
             })?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| unreadable(format!("{} is not UTF-8 text", file.uri)))?;
-            let text = sanitize(&text, true).into_owned();
-            kept.push(KeptFile {
-                digest: sha256_digest(text.as_bytes()),
+            read.push(ReadFile {
                 uri: file.uri.clone(),
-                mime_type: mime_type.unwrap_or_else(|| mime_type_of(&file.uri).to_owned()),
                 text,
+                mime_type,
             });
         }
-        Ok(kept)
+        Ok(read)
     };
-    let kept = tokio::time::timeout(Duration::from_millis(timeout_ms), reading)
+    let read = tokio::time::timeout(Duration::from_millis(timeout_ms), reading)
         .await
         .map_err(|_| unreadable(format!("its files were not read within {timeout_ms} ms")))??;
-    let mut frontmatter = serde_json::to_value(&skill.frontmatter).unwrap_or_default();
-    rewrite_strings(&mut frontmatter, &|text| sanitize(text, true));
-    let frontmatter = serde_json::from_value(frontmatter)
-        .map_err(|error| unreadable(format!("its frontmatter: {error}")))?;
-    Ok(KeptSkill::new(skill.uri, frontmatter, kept))
+    Ok((skill, read))
 }
 
 /// The bytes of the skill file at `uri` and the media type the upstream gave it (when it

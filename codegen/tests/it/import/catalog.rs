@@ -43,8 +43,8 @@ fn offered(description: &str) -> Offered {
         templates: vec![
             json!({"uriTemplate": "docs://pages/{page}", "name": "page", "mimeType": "text/plain"}),
         ],
-        skills: Vec::new(),
         subscribe: true,
+        ..Offered::default()
     }
 }
 
