@@ -22,8 +22,18 @@ Codex's `mcp__monitoring` namespace), tool called and skill discovered as for Cl
 CODEX_EXPECTED says which cells are expected to work, and why the others are not;
 CODEX_EXPECTED_CELLS what each column of a cell that does not work is expected to measure.
 
+One more column, for both agents: skill over MCP, whether the agent also asked the server for
+the skill (the extension io.modelcontextprotocol/skills, which the monitor declares on
+2026-07-28 connections): `skills/list`, `skills/get`, `resources/directory/read`, or a
+`resources/read` of a `skill://` URI. Measured on the server's side: its request log (the
+monitor runs with RUST_LOG=rmcp::service=debug, which logs every request it receives) on the
+HTTP transports, and its audit (every `resources/read` is audited) on all three. Expected no for
+both pinned agents (docs/src/guides/skills.md says why, and how it was measured with the
+flags on); an agent that starts fetching skills over MCP fails the run, so the expectation
+and the docs get corrected.
+
 The exit status is 1 when any cell's outcome differs from its expectation: a Claude Code
-cell that is not yes in every column, a Codex cell that is not what CODEX_EXPECTED_CELLS
+cell that is not yes in every column but no in skill over MCP (WORKS), a Codex cell that is not what CODEX_EXPECTED_CELLS
 says (one that starts to work included: the expectation is then corrected, not the cell
 passed); each such cell is named on stderr with what was expected and what was measured.
 Run with the Harbor venv's Python (scripts/agent-trial.sh does):
@@ -72,7 +82,12 @@ SERVE = {
     "sse": "serve --transport sse --audit-path /cell/audit.jsonl",
     "stdio": None,
 }
-COLUMNS = ("config_written", "server_discovered", "tool_called", "skill_discovered")
+# rmcp logs every request the monitor receives at debug (`received request id=.. request=KIND(..)`):
+# the HTTP cells' request log. (A stdio server is the agent's child, its stderr the agent's.)
+REQUEST_LOG = "RUST_LOG=rmcp::service=debug"
+COLUMNS = ("config_written", "server_discovered", "tool_called", "skill_discovered", "skill_over_mcp")
+# The requests of the skills extension, as rmcp names them in its request log.
+SKILL_REQUESTS = ("ListSkillsRequest", "GetSkillRequest", "ReadResourceDirectoryRequest")
 # Main's workdir (task.toml), where Harbor's docker environment runs every exec.
 WORKDIR = "/workspace"
 # Which Codex cells should work, and, for the others, why not (read from the code, then
@@ -85,7 +100,11 @@ CODEX_EXPECTED = {
 # Each column's expected outcome, per Codex transport: "yes", "no", or "listed" (the skill
 # was listed to the model, whose script stopped before the turn that loads it). As measured
 # on Codex 0.171.0 with Harbor 0.18 (README, the compatibility matrix).
-WORKS = dict.fromkeys(COLUMNS, "yes")
+# A cell that works: every column yes, but skill over MCP no: neither pinned agent asks an MCP
+# server for skills in a Harbor trial (Claude Code 2.1.332 not in print mode, whatever its
+# flag; Codex 0.171.0 not at all), so the skill comes from the image (measured;
+# docs/src/guides/skills.md).
+WORKS = {**dict.fromkeys(COLUMNS, "yes"), "skill_over_mcp": "no"}
 CODEX_EXPECTED_CELLS = {
     "streamable-http": WORKS,
     "sse": WORKS,
@@ -139,7 +158,7 @@ def servers_lines(transport: str, api: str) -> list[str]:
         "--state-dir /cell/model 2>/cell/model.log &",
     ]
     if serve:
-        lines.append(f"{MONITOR} {serve} 2>/cell/server.log &")
+        lines.append(f"{REQUEST_LOG} {MONITOR} {serve} 2>/cell/server.log &")
     return lines + [
         "for port in " + " ".join(str(p) for p in ([MODEL_PORT] + ([PORT] if serve else []))) + "; do",
         "  for _ in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done",
@@ -177,17 +196,54 @@ def measure(transport: str, cell: Path) -> dict:
             servers = json.loads(line).get("mcp_servers") or []
             status = next((s.get("status") for s in servers if s.get("name") == "monitoring"), None)
             break
-    audit = audit_file(transport, cell)
-    outcomes = [json.loads(l)["outcome"] for l in audit.read_text().splitlines() if l] if audit.is_file() else []
+    records = audit_records(audit_file(transport, cell))
+    outcomes = tool_outcomes(records)
     verdict = json.loads((cell / "model" / "verdict.json").read_text()) if (cell / "model" / "verdict.json").is_file() else {}
+    over_mcp, over_mcp_detail = skill_over_mcp(transport, cell, records)
     return {
         "config_written": entry.get("type") == wanted,
         "server_discovered": status == "connected",
         "tool_called": outcomes == ["ok", "ok"] and verdict.get("finished") is True and not verdict.get("mismatches"),
         "skill_discovered": bool(verdict.get("skill_offered") and verdict.get("skill_loaded")),
-        "detail": {"entry": entry, "status": status, "outcomes": outcomes,
+        "skill_over_mcp": over_mcp,
+        "detail": {"entry": entry, "status": status, "outcomes": outcomes, "skill_over_mcp": over_mcp_detail,
                    "mismatches": verdict.get("mismatches", [])[:1]},
     }
+
+
+def audit_records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in read_text(path).splitlines() if line]
+
+
+def tool_outcomes(records: list[dict]) -> list[str]:
+    """The outcomes of the tool calls (a tool record has no `method`; a resources/read has one)."""
+    return [record["outcome"] for record in records if "method" not in record]
+
+
+def received_requests(server_log: str) -> list[tuple[str, str]]:
+    """What rmcp's request log says the monitor received: (kind, the request as logged)."""
+    return [(match.group(1), match.group(0))
+            for match in re.finditer(r"received request id=\S+ request=(\w+)\((.*)", server_log)]
+
+
+def skill_over_mcp(transport: str, cell: Path, records: list[dict]) -> tuple[bool | str, dict]:
+    """Whether the agent asked the monitor for a skill (the extension's requests, or a read of a
+    skill:// URI), from the monitor's request log (HTTP) and its audit (every transport). A
+    request log that holds none of the agent's requests measures nothing: then not True/False."""
+    reads = [record["tool"] for record in records
+             if record.get("method") == "resources/read" and str(record.get("tool", "")).startswith("skill://")]
+    detail: dict = {"skill_reads_in_audit": reads}
+    if SERVE[transport] is None:
+        detail["request_log"] = "none on stdio (the server is the agent's child); the audit only"
+        return bool(reads), detail
+    received = received_requests(read_text(cell / "server.log"))
+    kinds = sorted({kind for kind, _ in received})
+    asked = [kind for kind, line in received
+             if kind in SKILL_REQUESTS or (kind == "ReadResourceRequest" and '"skill://' in line)]
+    detail.update(requests_received=kinds, skill_requests=asked)
+    if not received:
+        return "not measured: the monitor's request log holds no request", detail
+    return bool(asked or reads), detail
 
 
 class RecordingEnvironment:
@@ -297,16 +353,20 @@ def codex_measure(transport: str, cell: Path) -> dict:
     requests = [json.loads(line) for line in read_text(cell / "model" / "requests.jsonl").splitlines()]
     first = next((request["body"] for request in requests if request["path"] == "/v1/responses"), None)
     offered = first is not None and responses_api.ResponsesRequest(first).has_tool(scenarios.MCP_TOOL)
-    outcomes = [json.loads(line)["outcome"] for line in read_text(audit_file(transport, cell)).splitlines() if line]
+    records = audit_records(audit_file(transport, cell))
+    outcomes = tool_outcomes(records)
     verdict = read_json(cell / "model" / "verdict.json", {})
     skills = read_text(cell / "skills.txt").split()
     rc = {path.stem: path.read_text().strip() for path in sorted(cell.glob("exec-*.rc"))}
+    over_mcp, over_mcp_detail = skill_over_mcp(transport, cell, records)
     row = {
         "config_written": written,
         "server_discovered": offered,
         "tool_called": outcomes == ["ok", "ok"] and verdict.get("finished") is True and not verdict.get("mismatches"),
         "skill_discovered": bool(verdict.get("skill_offered") and verdict.get("skill_loaded")),
+        "skill_over_mcp": over_mcp,
         "detail": {"entry": entry, "config_toml": read_text(cell / "config.toml"), "outcomes": outcomes,
+                   "skill_over_mcp": over_mcp_detail,
                    "skills_installed": skills, "mcp_errors": codex_mcp_errors(cell),
                    "spawn_probe": read_text(cell / "spawn-probe.txt").strip(),
                    "exec_rc": rc, "agent_headers": verdict.get("agent_headers", {}),
@@ -415,6 +475,18 @@ def main() -> int:
     return 1 if failed else 0
 
 
+def over_mcp_summary(row: dict) -> str:
+    """What the monitor received, for the skill-over-MCP column."""
+    detail = (row.get("detail") or {}).get("skill_over_mcp") or {}
+    reads = detail.get("skill_reads_in_audit") or []
+    said = f"audit: {len(reads)} skill:// read{'s' if len(reads) != 1 else ''}"
+    if "requests_received" not in detail:
+        return f"{said}; no request log on stdio"
+    asked = detail.get("skill_requests") or []
+    return (f"{said}; request log: {', '.join(asked) if asked else 'no skills request'} among "
+            f"{', '.join(detail['requests_received'])}")
+
+
 def markdown(rows: dict) -> str:
     lines = ["| agent / transport | " + " | ".join(c.replace("_", " ") for c in COLUMNS) + " |",
              "|---|" + "---|" * len(COLUMNS)]
@@ -422,7 +494,9 @@ def markdown(rows: dict) -> str:
         cells = []
         for column in COLUMNS:
             value = row[column]
-            if value is True:
+            if column == "skill_over_mcp" and isinstance(value, bool):
+                cells.append(f"{'YES' if value else 'no'} (measured: {over_mcp_summary(row)})")
+            elif value is True:
                 cells.append("yes (measured)")
             elif value is False:
                 reason = (row.get("reasons") or {}).get(column)

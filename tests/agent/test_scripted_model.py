@@ -2,7 +2,8 @@
 turn, side requests leaving the script where it is, and the malformed stream of the fault;
 in Responses API mode, the events Codex reads, its namespaced MCP call, the skill read from
 the path Codex listed, and how its tool outputs are read; the compatibility matrix's
-expectations (a cell that differs fails, whichever way). Standard library only:
+expectations (a cell that differs fails, whichever way) and its skill-over-MCP column, read
+from the monitor's request log and audit. Standard library only:
 `python3 tests/agent/test_scripted_model.py`."""
 
 from __future__ import annotations
@@ -276,15 +277,18 @@ class MatrixExpectations(unittest.TestCase):
 
     def test_cells(self):
         matrix = import_matrix()
-        works = dict.fromkeys(matrix.COLUMNS, True)
+        # A cell that works: the skill came from the image, not over MCP.
+        works = dict(dict.fromkeys(matrix.COLUMNS, True), skill_over_mcp=False)
         broken = {"config_written": False, "server_discovered": False, "tool_called": False,
-                  "skill_discovered": "listed to the model (measured); loading not reached (the script stopped)"}
+                  "skill_discovered": "listed to the model (measured); loading not reached (the script stopped)",
+                  "skill_over_mcp": False}
         # Every cell of both agents is expected to work.
         for transport in matrix.SERVERS:
             self.assertIsNone(matrix.changed(f"codex/{transport}", works, matrix.CODEX_EXPECTED_CELLS[transport]))
             self.assertIsNone(matrix.changed(f"claude-code/{transport}", works, matrix.WORKS))
         # A cell expected not to work that now works fails, naming the cell and both sides.
-        expected_broken = {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed"}
+        expected_broken = {"config_written": "no", "server_discovered": "no", "tool_called": "no", "skill_discovered": "listed",
+                           "skill_over_mcp": "no"}
         self.assertIsNone(matrix.changed("codex/stdio", broken, expected_broken))
         message = matrix.changed("codex/stdio", works, expected_broken)
         self.assertIn("codex/stdio: expected config written no", message)
@@ -296,6 +300,65 @@ class MatrixExpectations(unittest.TestCase):
                                                                 matrix.CODEX_EXPECTED_CELLS["sse"]))
         self.assertIn("skill discovered no", matrix.changed("claude-code/sse", dict(works, skill_discovered=False),
                                                             matrix.WORKS))
+        # An agent that starts to fetch the skill over MCP fails its cell, either agent.
+        for name, expected in (("claude-code/streamable-http", matrix.WORKS),
+                               ("codex/streamable-http", matrix.CODEX_EXPECTED_CELLS["streamable-http"])):
+            message = matrix.changed(name, dict(works, skill_over_mcp=True), expected)
+            self.assertIn("differs in: skill over mcp", message)
+            self.assertIn("got config written yes, server discovered yes, tool called yes, skill discovered yes, "
+                          "skill over mcp yes", message)
+
+
+# As the monitor logs them under RUST_LOG=rmcp::service=debug (rmcp 3.11), and as it audits a read.
+LOGGED = "2026-12-06T23:28:51.315659Z DEBUG serve_inner: rmcp::service: received request id={id} request={request}\n"
+DISCOVER = LOGGED.format(id="server-discover-probe-1", request="DiscoverRequest(Request { method: DiscoverRequestMethod })")
+TOOLS_LIST = LOGGED.format(id=1, request="ListToolsRequest(RequestOptionalParam { method: ListToolsRequestMethod })")
+CALL = LOGGED.format(id=2, request='CallToolRequest(Request { method: CallToolRequestMethod, params: '
+                                   'CallToolRequestParams { name: "get_incident_snapshot" } })')
+READ_SKILL = LOGGED.format(id=7, request='ReadResourceRequest(Request { method: ReadResourceRequestMethod, params: '
+                                         'ReadResourceRequestParams { meta: None, uri: "skill://incident-triage/SKILL.md" } })')
+READ_OTHER = LOGGED.format(id=8, request='ReadResourceRequest(Request { method: ReadResourceRequestMethod, params: '
+                                         'ReadResourceRequestParams { meta: None, uri: "monitor://incidents/42" } })')
+LIST_SKILLS = LOGGED.format(id=3, request="ListSkillsRequest(RequestOptionalParam { method: ListSkillsRequestMethod })")
+TOOL_RECORD = {"args_sha256": "1d84", "call_id": "1", "duration_ms": 21, "outcome": "ok", "schema_version": 1,
+               "timestamp": "2026-12-06T23:27:50.059201Z", "tool": "get_incident_snapshot"}
+SKILL_READ_RECORD = dict(TOOL_RECORD, method="resources/read", tool="skill://incident-triage/SKILL.md")
+
+
+class SkillOverMcp(unittest.TestCase):
+    """The matrix's skill-over-MCP column reads the monitor's request log and audit."""
+
+    def measure(self, transport: str, log: str | None, records: list[dict]) -> tuple[object, dict]:
+        matrix = import_matrix()
+        with tempfile.TemporaryDirectory() as directory:
+            cell = Path(directory)
+            if log is not None:
+                (cell / "server.log").write_text(log)
+            return matrix.skill_over_mcp(transport, cell, records)
+
+    def test_an_agent_that_lists_tools_and_calls_them_got_no_skill_over_mcp(self) -> None:
+        value, detail = self.measure("streamable-http", DISCOVER + TOOLS_LIST + CALL + READ_OTHER, [TOOL_RECORD])
+        self.assertIs(value, False)
+        self.assertEqual(detail["requests_received"], ["CallToolRequest", "DiscoverRequest", "ListToolsRequest",
+                                                       "ReadResourceRequest"])
+        self.assertEqual(detail["skill_requests"], [])
+
+    def test_skills_list_or_a_skill_read_is_a_skill_over_mcp(self) -> None:
+        self.assertIs(self.measure("sse", DISCOVER + LIST_SKILLS, [])[0], True)
+        value, detail = self.measure("streamable-http", DISCOVER + READ_SKILL, [TOOL_RECORD, SKILL_READ_RECORD])
+        self.assertIs(value, True)
+        self.assertEqual(detail["skill_requests"], ["ReadResourceRequest"])
+        self.assertEqual(detail["skill_reads_in_audit"], ["skill://incident-triage/SKILL.md"])
+
+    def test_stdio_is_measured_by_the_audit_alone(self) -> None:
+        self.assertIs(self.measure("stdio", None, [TOOL_RECORD])[0], False)
+        self.assertIs(self.measure("stdio", None, [TOOL_RECORD, SKILL_READ_RECORD])[0], True)
+
+    def test_an_empty_request_log_measures_nothing(self) -> None:
+        self.assertTrue(str(self.measure("streamable-http", "", [TOOL_RECORD])[0]).startswith("not measured"))
+
+    def test_tool_outcomes_leave_the_skill_reads_out(self) -> None:
+        self.assertEqual(import_matrix().tool_outcomes([TOOL_RECORD, SKILL_READ_RECORD, TOOL_RECORD]), ["ok", "ok"])
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
