@@ -69,6 +69,7 @@ pub mod input;
 pub mod notify;
 pub mod pipeline;
 mod server;
+mod skill_files;
 pub mod spec;
 mod strict_json;
 pub mod subscriptions;

@@ -12,13 +12,12 @@ pub(crate) mod prompt_body;
 pub(crate) mod prompts;
 pub(crate) mod record;
 pub(crate) mod resources;
-pub(crate) mod skill_view;
 mod skills;
 
 pub use self::part::Catalog;
 pub use self::prompt_body::PromptMessages;
 pub use self::resources::{BodyRead, Resolved, ResourceBody};
-pub use self::skill_view::{KeptSkill, UpstreamSkills};
+pub use crate::skill_files::{KeptSkill, UpstreamSkills};
 pub use crate::spec::catalog::{
     CacheSpec, CatalogSpec, MessageSpec, PromptSpec, PromptValidator, ResourceContent,
     ResourceSpec, RoleSpec, TemplateSpec, VariableKind,

@@ -15,13 +15,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Caller;
 use crate::catalog::record::{Began, Finished};
-use crate::catalog::skill_view::UpstreamSkills;
 use crate::content::guard::{ContentRefusal, guard_blocks};
 use crate::content::{Binary, Block};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::pipeline::bounded::{AskedFor, BodyRun, body_error, run_bounded};
 use crate::pipeline::refusal::Refusal;
+use crate::skill_files::UpstreamSkills;
 use crate::spec::catalog::{ResourceContent, TemplateSpec, VariableKind};
 use crate::validate::{FromArguments, JsonObject};
 

@@ -5,7 +5,7 @@
 //! the content is the manifest author's, reviewed in the manifest's diff and recorded in the
 //! ledger. An upstream's skills, which are not, are served as the gateway kept them (checked
 //! against the pin, then cleaned: see `upstream::skills`), by the same code, over the view of
-//! `skill_view`. A read of a skill file is audited as every `resources/read` is; a get or
+//! `skill_files`. A read of a skill file is audited as every `resources/read` is; a get or
 //! read of an upstream skill the gateway withholds is refused with `UpstreamDrift`.
 
 use rmcp::model::{
@@ -15,8 +15,8 @@ use rmcp::model::{
 
 use crate::catalog::part::Catalog;
 use crate::catalog::record::{Began, refusal_error};
-use crate::catalog::skill_view::{FileRef, SkillRef, UpstreamSkills};
 use crate::pipeline::refusal::{Refusal, UpstreamFailure};
+use crate::skill_files::{FileRef, SkillRef, UpstreamSkills};
 
 impl Catalog<'_> {
     /// Every skill served: the manifest's, in manifest order, then the upstreams' listed ones.

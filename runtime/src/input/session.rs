@@ -15,7 +15,8 @@ use crate::input::{
 };
 use crate::pipeline::envelope::codes;
 use crate::spec::{GuardSpec, RedactPattern};
-use crate::tasks::store::{AskError, TaskHandle};
+use crate::tasks::store::TaskHandle;
+use crate::tasks::terms::AskError;
 
 /// How this call reaches the client.
 #[derive(Debug)]

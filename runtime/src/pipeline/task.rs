@@ -35,7 +35,8 @@ use crate::pipeline::refusal::Refusal;
 use crate::pipeline::{Cleared, Pipeline, ToolState, declared, panic_capture};
 use crate::spec::TaskSpec;
 use crate::tasks::Tasks;
-use crate::tasks::store::{AtLimit, Created, NewTask, TaskHandle, Unavailable, as_object};
+use crate::tasks::store::TaskHandle;
+use crate::tasks::terms::{AtLimit, Created, NewTask, Unavailable, as_object};
 use crate::trace::trace_id_for;
 use crate::validate::FromArguments;
 

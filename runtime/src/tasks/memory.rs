@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::rfc3339_now;
-use crate::tasks::store::{AskError, AtLimit, Found, GRACE, KEPT_PER_ALIVE, NewTask, task_id};
+use crate::tasks::terms::{AskError, AtLimit, Found, GRACE, KEPT_PER_ALIVE, NewTask, task_id};
 
 /// The tasks of one server kept in this process.
 #[derive(Debug, Default, Clone)]

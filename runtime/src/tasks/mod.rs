@@ -13,6 +13,7 @@ mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 pub(crate) mod store;
+pub(crate) mod terms;
 
 use std::collections::BTreeMap;
 
@@ -24,7 +25,8 @@ use crate::auth::Caller;
 use crate::guards::rate_limit::SharedStore;
 use crate::spec::{ServerSpec, ToolSpec};
 
-use self::store::{Found, Store, Unavailable};
+use self::store::Store;
+use self::terms::{Found, Unavailable};
 
 /// The tasks of one server, borrowed with [`crate::Pipeline::tasks`].
 #[derive(Debug)]

@@ -4,80 +4,15 @@
 //! task's id does not say where it lives: a lookup tries this process first, then Redis.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use rmcp::model::{DetailedTask, InputRequest, JsonObject, Task, TaskPayload};
+use rmcp::model::{DetailedTask, InputRequest, Task, TaskPayload};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::guards::rate_limit::{SharedStore, StoreError};
-use crate::spec::{RateLimitBackend, RateLimitStoreSpec, ServerSpec, TaskSpec, ToolSpec};
+use crate::spec::{RateLimitBackend, RateLimitStoreSpec, ServerSpec, ToolSpec};
 use crate::tasks::memory::{MemoryHandle, MemoryStore};
-
-/// Finished tasks a tool keeps, per task it may have alive.
-pub(crate) const KEPT_PER_ALIVE: usize = 4;
-
-/// How long a task that finished at or past its time to live can still be read.
-pub(crate) const GRACE: Duration = Duration::from_secs(60);
-
-/// A task about to be created.
-pub(crate) struct NewTask<'a> {
-    /// The tool's name (what its tasks are counted and kept by; replicas agree on names).
-    pub(crate) name: &'static str,
-    /// Its `[tools.task]`.
-    pub(crate) spec: &'a TaskSpec,
-    /// The subject that creates it (none without `[auth]`).
-    pub(crate) owner: Option<String>,
-    /// The idempotency key and arguments' digest it was created with, if any.
-    pub(crate) idempotency: Option<String>,
-}
-
-/// Why no task was created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct AtLimit(pub(crate) u32);
-
-/// What creating a task came to.
-pub(crate) enum Created {
-    /// A new task, running from now on.
-    New(Task, TaskHandle),
-    /// The alive task another replica created a moment ago with the same idempotency key.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    Existing(Task),
-    /// The tool has its `max_alive` tasks alive.
-    AtLimit(AtLimit),
-}
-
-/// What a lookup found, for the subject asking.
-pub(crate) enum Found<T> {
-    /// The subject's task.
-    Yours(T),
-    /// No task with this id, or another subject's: the same answer for both.
-    Unknown,
-}
-
-/// Why a question could not be put.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AskError {
-    /// The key was asked before in this task (keys are unique over its life).
-    KeyUsed,
-    /// The task ended (cancelled, expired) or was forgotten.
-    Ended,
-}
-
-/// The shared store gave no answer in time, or an error.
-#[derive(Debug, Clone, thiserror::Error)]
-pub(crate) enum Unavailable {
-    /// No answer within `[rate_limit_store] timeout_ms`.
-    #[error("the task store (Redis) did not answer within {0:?}")]
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    Timeout(Duration),
-    /// Redis answered with an error, or the connection failed.
-    #[error("the task store (Redis) failed: {0}")]
-    Redis(String),
-    /// The store could not be set up (see [`StoreError`]).
-    #[error("{0}")]
-    Setup(StoreError),
-}
+use crate::tasks::terms::{AskError, Created, Found, NewTask, Unavailable};
 
 /// The tasks of one server: those of every tool kept in memory, and the Redis store if a tool
 /// keeps its tasks there.
@@ -119,7 +54,10 @@ impl Store {
 
     /// Creates a task (working) for `new` where its tool keeps them, or refuses when the tool
     /// has its `max_alive` tasks alive.
-    pub(crate) async fn create(&self, new: NewTask<'_>) -> Result<Created, Unavailable> {
+    pub(crate) async fn create(
+        &self,
+        new: NewTask<'_>,
+    ) -> Result<Created<TaskHandle>, Unavailable> {
         if new.spec.store == RateLimitBackend::Memory {
             return Ok(match self.memory.create(new) {
                 Ok((task, handle)) => Created::New(task, TaskHandle::Memory(handle)),
@@ -128,7 +66,7 @@ impl Store {
         }
         match self.shared()? {
             #[cfg(feature = "redis")]
-            Shared::Redis(redis) => redis.create(new).await,
+            Shared::Redis(redis) => Ok(redis.create(new).await?.map(TaskHandle::Redis)),
             Shared::Broken(error) => Err(Unavailable::Setup(error.clone())),
         }
     }
@@ -258,7 +196,7 @@ pub(crate) enum TaskHandle {
     Memory(MemoryHandle),
     /// A task kept in Redis, renewed by this replica while it runs.
     #[cfg(feature = "redis")]
-    Redis(crate::tasks::redis::RedisHandle),
+    Redis(crate::tasks::redis::keeper::RedisHandle),
 }
 
 impl TaskHandle {
@@ -306,36 +244,5 @@ impl TaskHandle {
             #[cfg(feature = "redis")]
             Self::Redis(handle) => handle.was_cancelled(),
         }
-    }
-}
-
-/// A task id: 128 random bits from the thread's CSPRNG, as 32 hex digits. On a server
-/// without `[auth]` the id is the only handle on a task, so it must not be guessable.
-pub(crate) fn task_id() -> String {
-    format!("{:032x}", rand::random::<u128>())
-}
-
-/// A result as the object a completed task carries.
-pub(crate) fn as_object(value: &impl serde::Serialize) -> JsonObject {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(object)) => object,
-        _ => JsonObject::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::HashSet;
-
-    use super::*;
-
-    #[test]
-    fn ids_are_128_bit_hex_and_distinct() {
-        let ids: HashSet<String> = (0..1000).map(|_| task_id()).collect();
-        assert_eq!(ids.len(), 1000);
-        assert!(
-            ids.iter()
-                .all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
-        );
     }
 }

@@ -10,7 +10,7 @@ use rmcp::service::{Peer, RoleClient, Subscription};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
 
-use crate::catalog::KeptSkill;
+use crate::skill_files::KeptSkill;
 use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamProtocol, UpstreamSpec};
 use crate::upstream::connect::connect;
 use crate::upstream::definitions;

@@ -17,6 +17,7 @@ mod replies;
 mod reply;
 mod request;
 mod rounds;
+mod served_skills;
 mod skills;
 mod tasks;
 mod updates;

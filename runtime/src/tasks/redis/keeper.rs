@@ -12,9 +12,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::{RedisStore, payload_json, status_name};
 use crate::spec::TaskSpec;
-use crate::tasks::store::AskError;
+use crate::tasks::redis::wire::{Wire, payload_json, status_name};
+use crate::tasks::terms::AskError;
 
 /// The shortest and longest time between two renewals.
 const RENEWAL_BOUNDS: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(1));
@@ -31,7 +31,7 @@ pub(crate) struct RedisHandle {
 
 #[derive(Debug)]
 struct Inner {
-    store: RedisStore,
+    wire: Wire,
     id: String,
     alive_key: String,
     cancellation: CancellationToken,
@@ -47,9 +47,9 @@ impl RedisHandle {
     /// The handle of task `id`, just created, with its keeper started: it renews the lease
     /// a few times per lease, and at least once per poll interval so an answer or a
     /// cancellation reaches the body about as fast as a client polls.
-    pub(crate) fn start(store: RedisStore, id: String, alive_key: String, spec: &TaskSpec) -> Self {
+    pub(crate) fn start(wire: Wire, id: String, alive_key: String, spec: &TaskSpec) -> Self {
         let inner = Arc::new(Inner {
-            store,
+            wire,
             id,
             alive_key,
             cancellation: CancellationToken::new(),
@@ -85,16 +85,15 @@ impl RedisHandle {
         let request = serde_json::to_string(&request).map_err(|_| AskError::Ended);
         let put: Result<i64, _> = match &request {
             Ok(request) => {
-                let store = &self.inner.store;
-                store
-                    .run(
-                        &store.scripts.ask,
-                        &self.inner.id,
-                        None,
-                        &[],
-                        &[key, request],
-                    )
-                    .await
+                let wire = &self.inner.wire;
+                wire.run(
+                    &wire.scripts.ask,
+                    &self.inner.id,
+                    None,
+                    &[],
+                    &[key, request],
+                )
+                .await
             }
             Err(_) => Ok(0),
         };
@@ -116,11 +115,11 @@ impl RedisHandle {
     pub(crate) async fn finish(&self, payload: TaskPayload, status_message: Option<String>) {
         let (status, json) = (status_name(&payload), payload_json(&payload));
         let message = status_message.unwrap_or_default();
-        let store = &self.inner.store;
+        let wire = &self.inner.wire;
         for attempt in 1..=FINISH_ATTEMPTS {
-            let written: Result<i64, _> = store
+            let written: Result<i64, _> = wire
                 .run(
-                    &store.scripts.finish,
+                    &wire.scripts.finish,
                     &self.inner.id,
                     None,
                     &[],
@@ -155,15 +154,15 @@ impl Inner {
 
 /// The keeper: renews until the task ends here or elsewhere.
 async fn keep(inner: Arc<Inner>, every: Duration) {
-    let store = &inner.store;
+    let wire = &inner.wire;
     loop {
         tokio::select! {
             () = inner.done.cancelled() => return,
             () = tokio::time::sleep(every) => {}
         }
-        let renewed: Result<Vec<String>, _> = store
+        let renewed: Result<Vec<String>, _> = wire
             .run(
-                &store.scripts.renew,
+                &wire.scripts.renew,
                 &inner.id,
                 None,
                 &[&inner.alive_key],

@@ -1,15 +1,16 @@
 //! Tasks kept in Redis, so that replicas behind one load balancer answer each other's
 //! `tasks/get`, `tasks/update` and `tasks/cancel`. Each task is one hash; each change is one
-//! Lua script (`*.lua` beside this file), atomic on the server and on Redis's clock. The
-//! replica running a task renews its lease (`renew.lua`) a few times per lease: that renewal
-//! also takes the answers `tasks/update` left for the body and sees a cancellation, so a
-//! request sent to any replica reaches the running body within one renewal. A replica that
-//! dies stops renewing: its tasks read `failed` once their lease has run out.
+//! Lua script (`wire.rs`), atomic on the server and on Redis's clock. The replica running a
+//! task renews its lease (`keeper.rs`) a few times per lease: that renewal also takes the
+//! answers `tasks/update` left for the body and sees a cancellation, so a request sent to any
+//! replica reaches the running body within one renewal. A replica that dies stops renewing:
+//! its tasks read `failed` once their lease has run out.
 //!
 //! Keys share one hash tag per server (`{prefix:server}:tasks:...`), so a Redis Cluster keeps
 //! them on one slot, as the scripts need. A subject is stored as its digest, never as written.
 
-mod keeper;
+pub(crate) mod keeper;
+mod wire;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -20,50 +21,16 @@ use serde_json::Value;
 
 use crate::audit::rfc3339_now;
 use crate::guards::redis_window::RedisConnection;
-use crate::tasks::store::{Created, Found, GRACE, KEPT_PER_ALIVE, NewTask, Unavailable, task_id};
-
-pub(crate) use keeper::RedisHandle;
-
-macro_rules! script {
-    ($file:literal) => {
-        concat!(include_str!("prelude.lua"), include_str!($file))
-    };
-}
-
-/// The scripts, compiled once per server.
-struct Scripts {
-    create: redis::Script,
-    get: redis::Script,
-    answer: redis::Script,
-    cancel: redis::Script,
-    ask: redis::Script,
-    renew: redis::Script,
-    finish: redis::Script,
-}
+use crate::tasks::redis::keeper::RedisHandle;
+use crate::tasks::redis::wire::Wire;
+use crate::tasks::terms::{
+    AtLimit, Created, Found, GRACE, KEPT_PER_ALIVE, NewTask, Unavailable, task_id,
+};
 
 /// The tasks of one server in Redis.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct RedisStore {
-    connection: Arc<RedisConnection>,
-    scripts: Arc<Scripts>,
-    /// `{key_prefix:server}:tasks:`, the start of every key.
-    prefix: Arc<str>,
-}
-
-impl std::fmt::Debug for RedisStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisStore")
-            .field("prefix", &self.prefix)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The digest a subject is stored as (`-` for none): what a task is bound to.
-fn owner_key(owner: Option<&str>) -> String {
-    owner.map_or_else(
-        || "-".to_owned(),
-        |subject| harness_contract::sha256_hex(subject.as_bytes()),
-    )
+    wire: Wire,
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -74,71 +41,26 @@ impl RedisStore {
     /// The store of server `server` on `connection`, its keys under `key_prefix`.
     pub(crate) fn new(connection: Arc<RedisConnection>, key_prefix: &str, server: &str) -> Self {
         Self {
-            connection,
-            scripts: Arc::new(Scripts {
-                create: redis::Script::new(script!("create.lua")),
-                get: redis::Script::new(script!("get.lua")),
-                answer: redis::Script::new(script!("answer.lua")),
-                cancel: redis::Script::new(script!("cancel.lua")),
-                ask: redis::Script::new(script!("ask.lua")),
-                renew: redis::Script::new(script!("renew.lua")),
-                finish: redis::Script::new(script!("finish.lua")),
-            }),
-            prefix: format!("{{{key_prefix}:{server}}}:tasks:").into(),
-        }
-    }
-
-    fn task_key(&self, id: &str) -> String {
-        format!("{}task:{id}", self.prefix)
-    }
-
-    fn alive_key(&self, tool: &str) -> String {
-        format!("{}alive:{tool}", self.prefix)
-    }
-
-    /// Runs `script` on the task `id` for `owner` with `args` after the three every script
-    /// takes, and `keys` after the task's, within the store's timeout.
-    async fn run<T: redis::FromRedisValue>(
-        &self,
-        script: &redis::Script,
-        id: &str,
-        owner: Option<&str>,
-        keys: &[&str],
-        args: &[&str],
-    ) -> Result<T, Unavailable> {
-        let timeout = self.connection.timeout();
-        let mut invocation = script.key(self.task_key(id));
-        for key in keys {
-            invocation.key(*key);
-        }
-        invocation
-            .arg(&*self.prefix)
-            .arg(owner_key(owner))
-            .arg(rfc3339_now());
-        for arg in args {
-            invocation.arg(*arg);
-        }
-        let attempt = async {
-            let mut manager = self.connection.manager()?;
-            invocation.invoke_async::<T>(&mut manager).await
-        };
-        match tokio::time::timeout(timeout, attempt).await {
-            Err(_) => Err(Unavailable::Timeout(timeout)),
-            Ok(Err(error)) => Err(Unavailable::Redis(error.to_string())),
-            Ok(Ok(value)) => Ok(value),
+            wire: Wire::new(connection, key_prefix, server),
         }
     }
 
     /// Creates a task for `new`, unless its tool has `max_alive` tasks alive across every
     /// replica or (with an idempotency key) another replica created its task a moment ago.
-    pub(crate) async fn create(&self, new: NewTask<'_>) -> Result<Created, Unavailable> {
+    pub(crate) async fn create(
+        &self,
+        new: NewTask<'_>,
+    ) -> Result<Created<RedisHandle>, Unavailable> {
         let id = task_id();
         let idempotency = new
             .idempotency
             .as_deref()
-            .map(|key| self.idempotency_key(new.name, new.owner.as_deref(), key))
+            .map(|key| {
+                self.wire
+                    .idempotency_key(new.name, new.owner.as_deref(), key)
+            })
             .unwrap_or_default();
-        let alive = self.alive_key(new.name);
+        let alive = self.wire.alive_key(new.name);
         let spec = new.spec;
         let numbers = [
             u64::from(spec.max_alive),
@@ -152,8 +74,9 @@ impl RedisStore {
         let mut args = vec![new.name];
         args.extend(numbers.iter().map(String::as_str));
         let (created, existing): (i64, String) = self
+            .wire
             .run(
-                &self.scripts.create,
+                &self.wire.scripts.create,
                 &id,
                 new.owner.as_deref(),
                 &[&alive, &idempotency],
@@ -166,11 +89,8 @@ impl RedisStore {
                 let task = Task::new(id.clone(), TaskStatus::Working, stamp.clone(), stamp)
                     .with_ttl_ms(spec.ttl_ms)
                     .with_poll_interval_ms(spec.poll_interval_ms);
-                let handle = RedisHandle::start(self.clone(), id, alive, spec);
-                Ok(Created::New(
-                    task,
-                    crate::tasks::store::TaskHandle::Redis(handle),
-                ))
+                let handle = RedisHandle::start(self.wire.clone(), id, alive, spec);
+                Ok(Created::New(task, handle))
             }
             2 => match self.get(&existing, new.owner.as_deref()).await? {
                 Found::Yours(task) => Ok(Created::Existing(task.task)),
@@ -179,17 +99,8 @@ impl RedisStore {
                     "the task of this idempotency key ended while it was read".into(),
                 )),
             },
-            _ => Ok(Created::AtLimit(crate::tasks::store::AtLimit(
-                spec.max_alive,
-            ))),
+            _ => Ok(Created::AtLimit(AtLimit(spec.max_alive))),
         }
-    }
-
-    /// The key of an idempotency key's task: by digest, as subjects are.
-    fn idempotency_key(&self, tool: &str, owner: Option<&str>, idempotency: &str) -> String {
-        let digest =
-            harness_contract::sha256_hex(format!("{}\n{idempotency}", owner_key(owner)).as_bytes());
-        format!("{}idempotency:{tool}:{digest}", self.prefix)
     }
 
     /// The alive task of `tool` that `owner` created with this idempotency key and arguments.
@@ -199,20 +110,9 @@ impl RedisStore {
         owner: Option<&str>,
         idempotency: &str,
     ) -> Result<Option<Task>, Unavailable> {
-        let key = self.idempotency_key(tool, owner, idempotency);
-        let timeout = self.connection.timeout();
-        let attempt = async {
-            let mut manager = self.connection.manager()?;
-            redis::cmd("GET")
-                .arg(&key)
-                .query_async::<Option<String>>(&mut manager)
-                .await
-        };
-        let id = match tokio::time::timeout(timeout, attempt).await {
-            Err(_) => return Err(Unavailable::Timeout(timeout)),
-            Ok(Err(error)) => return Err(Unavailable::Redis(error.to_string())),
-            Ok(Ok(None)) => return Ok(None),
-            Ok(Ok(Some(id))) => id,
+        let key = self.wire.idempotency_key(tool, owner, idempotency);
+        let Some(id) = self.wire.value_at(&key).await? else {
+            return Ok(None);
         };
         Ok(match self.get(&id, owner).await? {
             Found::Yours(task) if !task.status().is_terminal() => Some(task.task),
@@ -226,8 +126,10 @@ impl RedisStore {
         id: &str,
         owner: Option<&str>,
     ) -> Result<Found<DetailedTask>, Unavailable> {
-        let fields: HashMap<String, String> =
-            self.run(&self.scripts.get, id, owner, &[], &[]).await?;
+        let fields: HashMap<String, String> = self
+            .wire
+            .run(&self.wire.scripts.get, id, owner, &[], &[])
+            .await?;
         if fields.is_empty() {
             return Ok(Found::Unknown);
         }
@@ -249,7 +151,8 @@ impl RedisStore {
             .collect();
         let args: Vec<&str> = answers.iter().map(String::as_str).collect();
         let found: i64 = self
-            .run(&self.scripts.answer, id, owner, &[], &args)
+            .wire
+            .run(&self.wire.scripts.answer, id, owner, &[], &args)
             .await?;
         Ok(if found == 1 {
             Found::Yours(())
@@ -264,7 +167,10 @@ impl RedisStore {
         id: &str,
         owner: Option<&str>,
     ) -> Result<Found<()>, Unavailable> {
-        let found: i64 = self.run(&self.scripts.cancel, id, owner, &[], &[]).await?;
+        let found: i64 = self
+            .wire
+            .run(&self.wire.scripts.cancel, id, owner, &[], &[])
+            .await?;
         Ok(if found == 1 {
             Found::Yours(())
         } else {
@@ -301,22 +207,4 @@ fn detailed(id: &str, fields: &HashMap<String, String>) -> Option<DetailedTask> 
         _ => TaskPayload::Cancelled,
     };
     Some(DetailedTask::new(task, payload))
-}
-
-/// The status a payload ends a task with, as the scripts write it.
-fn status_name(payload: &TaskPayload) -> &'static str {
-    match payload.status() {
-        TaskStatus::Completed => "completed",
-        TaskStatus::Failed => "failed",
-        _ => "cancelled",
-    }
-}
-
-/// What a payload stores: the result or the error object.
-fn payload_json(payload: &TaskPayload) -> String {
-    match payload {
-        TaskPayload::Completed { result } => Value::Object(result.clone()).to_string(),
-        TaskPayload::Failed { error } => Value::Object(error.clone()).to_string(),
-        _ => String::new(),
-    }
 }

@@ -1,7 +1,9 @@
 //! A skill's files as the catalog serves them, wherever they are kept: the manifest's own,
 //! embedded at build time ([`SkillSpec`]), or an upstream's, as the gateway read, checked and
 //! cleaned them ([`UpstreamSkills`]). `skills/list`, `skills/get`, directory reads and file
-//! reads are written once, over this view, so both kinds are served by the same code.
+//! reads are written once, over this view, so both kinds are served by the same code. It sits
+//! below both the catalog, which serves skills, and the gateway, which fills what it kept, so
+//! neither depends on the other for it.
 
 use std::sync::Arc;
 
