@@ -1,7 +1,8 @@
 //! What the generator (harness-codegen) and the code it generates (through harness-runtime)
 //! must agree on, defined once: the manifest's enums, the transport defaults, the audit record's
 //! fields and outcome names, the digest the audit and the verifier both compute, the
-//! digest of a pinned upstream tool, and the grammar of resource URI templates.
+//! digest of a pinned upstream tool, the skills' bounds, and the grammar of resource URI
+//! templates.
 //!
 //! The generator emits paths such as `rt::TransportKind::Sse`; [`ContractEnum`] names the type
 //! and variant so no emitter keeps its own copy of a mapping.
@@ -10,6 +11,7 @@ pub mod audit;
 pub mod digest;
 mod enums;
 pub mod guards;
+pub mod skills;
 pub mod tasks;
 pub mod transport;
 pub mod upstream;

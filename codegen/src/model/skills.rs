@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+use harness_contract::skills::{MAX_BYTES, MAX_FILES, media_type_of};
 use regex::Regex;
 use serde_json::{Map, Value};
 
@@ -23,12 +24,6 @@ use crate::model::input_files::read_text;
 /// Agent Skills' name rule (`--` is checked apart: the regex crate has no look-around).
 static SKILL_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$").expect("valid"));
-
-/// Most files in one skill, `SKILL.md` included (the extension's limit).
-const MAX_FILES: usize = 512;
-
-/// Most bytes in one skill's files together (the extension's limit).
-const MAX_BYTES: usize = 16 * 1024 * 1024;
 
 /// The file that makes a directory a skill.
 pub(crate) const SKILL_MD: &str = "SKILL.md";
@@ -262,12 +257,12 @@ fn from_directory(
             errors,
         )?;
         files.push(SkillFile {
-            mime_type: mime_type_of(&file),
+            mime_type: media_type_of(&file),
             path: file,
             text,
         });
     }
-    let total: usize = files.iter().map(|file| file.text.len()).sum();
+    let total: u64 = files.iter().map(|file| file.text.len() as u64).sum();
     if total > MAX_BYTES {
         errors.report(
             Diagnostic::value(
@@ -395,23 +390,5 @@ fn check_name(name: &str, path: &ManifestPath, errors: &ErrorSink<'_>) {
                 .label("invalid skill name")
                 .help("1 to 64 lowercase letters, digits and single hyphens, not at either end, e.g. \"incident-triage\""),
         );
-    }
-}
-
-/// A skill file's media type, from its extension (skills are text).
-fn mime_type_of(path: &str) -> &'static str {
-    let extension = path
-        .rsplit_once('.')
-        .map(|(_, extension)| extension.to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("md" | "markdown") => "text/markdown",
-        Some("json") => "application/json",
-        Some("yaml" | "yml") => "application/yaml",
-        Some("toml") => "application/toml",
-        Some("py") => "text/x-python",
-        Some("sh") => "text/x-shellscript",
-        Some("html" | "htm") => "text/html",
-        Some("csv") => "text/csv",
-        _ => "text/plain",
     }
 }

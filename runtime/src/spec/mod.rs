@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 use harness_contract::transport::defaults;
 use rmcp::model::{
-    Implementation, InitializeResult, PromptsCapability, ResourcesCapability, SKILLS_EXTENSION_ID,
-    ServerCapabilities, SkillsCapability, Tool, ToolAnnotations,
+    Implementation, InitializeResult, PromptsCapability, ResourcesCapability, ServerCapabilities,
+    Tool, ToolAnnotations,
 };
 
 use crate::audit::AuditSpec;
@@ -184,14 +184,7 @@ impl ServerSpec {
             capabilities.prompts = Some(PromptsCapability::default());
         }
         if !catalog.skills.is_empty() {
-            let skills = serde_json::to_value(SkillsCapability::new().with_directory_read())
-                .ok()
-                .and_then(|value| value.as_object().cloned())
-                .unwrap_or_default();
-            capabilities
-                .extensions
-                .get_or_insert_with(Default::default)
-                .insert(SKILLS_EXTENSION_ID.to_owned(), skills);
+            skills::declare_extension(&mut capabilities);
         }
         if !catalog.prompts.is_empty() || !catalog.templates.is_empty() {
             capabilities.completions = Some(JsonObject::new());

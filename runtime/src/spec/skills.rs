@@ -2,6 +2,24 @@
 //! each file's bytes embedded, with the SHA-256 digest and size computed at build time from
 //! the same bytes the bundle ships (served by [`crate::catalog`]).
 
+use rmcp::model::{SKILLS_EXTENSION_ID, ServerCapabilities, SkillsCapability};
+
+/// Declares the skills extension (with `directoryRead`) in `capabilities`, and the resources
+/// capability it requires, leaving either as it is where it is declared already: for a
+/// server's own skills and for those a gateway serves of its upstreams.
+pub(crate) fn declare_extension(capabilities: &mut ServerCapabilities) {
+    capabilities.resources.get_or_insert_with(Default::default);
+    let settings = serde_json::to_value(SkillsCapability::new().with_directory_read())
+        .ok()
+        .and_then(|value| value.as_object().cloned())
+        .unwrap_or_default();
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .entry(SKILLS_EXTENSION_ID.to_owned())
+        .or_insert(settings);
+}
+
 /// One skill: a directory whose `SKILL.md` begins with YAML frontmatter.
 #[derive(Debug, Clone, Copy)]
 pub struct SkillSpec {

@@ -1,7 +1,7 @@
 //! What a gateway serves of its upstreams' skills (those kept by `skills.rs` whose pins hold),
 //! and the skills extension it declares for them.
 
-use rmcp::model::{InitializeResult, SKILLS_EXTENSION_ID, SkillsCapability};
+use rmcp::model::InitializeResult;
 
 use crate::skill_files::UpstreamSkills;
 use crate::spec::{OnDrift, PinKind};
@@ -22,17 +22,7 @@ impl Upstreams {
         if !self.serves_skills() {
             return info;
         }
-        let capabilities = &mut info.capabilities;
-        capabilities.resources.get_or_insert_with(Default::default);
-        let skills = serde_json::to_value(SkillsCapability::new().with_directory_read())
-            .ok()
-            .and_then(|value| value.as_object().cloned())
-            .unwrap_or_default();
-        capabilities
-            .extensions
-            .get_or_insert_with(Default::default)
-            .entry(SKILLS_EXTENSION_ID.to_owned())
-            .or_insert(skills);
+        crate::spec::skills::declare_extension(&mut info.capabilities);
         info
     }
 

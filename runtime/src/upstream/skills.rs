@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use base64::Engine;
+use harness_contract::skills::{MAX_BYTES, MAX_FILES, media_type_of};
 use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ResourceContents, Skill, SkillResources,
     sha256_digest,
@@ -22,12 +23,6 @@ use serde_json::Value;
 use crate::guards::rewrite_strings;
 use crate::guards::strip::sanitize;
 use crate::skill_files::{KeptFile, KeptSkill};
-
-/// Most files in one skill, `SKILL.md` included (the extension's limit, as for a local skill).
-const MAX_FILES: usize = 512;
-
-/// Most bytes in one skill's files together (as for a local skill).
-const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a pinned skill was not kept.
 #[derive(Debug, thiserror::Error)]
@@ -63,7 +58,7 @@ pub(crate) async fn keep(
                 digest: sha256_digest(text.as_bytes()),
                 mime_type: file
                     .mime_type
-                    .unwrap_or_else(|| mime_type_of(&file.uri).to_owned()),
+                    .unwrap_or_else(|| media_type_of(&file.uri).to_owned()),
                 uri: file.uri,
                 text,
             }
@@ -216,16 +211,4 @@ fn is_media_type(mime: &str) -> bool {
     };
     mime.split_once('/')
         .is_some_and(|(kind, subtype)| token(kind) && token(subtype))
-}
-
-/// The media type of a skill file by its extension, where the upstream gave none.
-fn mime_type_of(uri: &str) -> &'static str {
-    let extension = uri
-        .rsplit_once('.')
-        .map(|(_, extension)| extension.to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("md" | "markdown") => "text/markdown",
-        Some("json") => "application/json",
-        _ => "text/plain",
-    }
 }
