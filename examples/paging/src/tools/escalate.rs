@@ -20,7 +20,7 @@ impl Escalate for Toolbox {
     type Output = Value;
 
     async fn escalate(&self, args: EscalateArgs, ctx: CallContext) -> Result<Value, ToolError> {
-        let wait = u64::try_from(args.after_seconds).unwrap_or(0);
+        let wait = u64::from(args.after_seconds);
         tokio::time::sleep(Duration::from_secs(wait)).await;
         let tier = if args.ask_tier {
             match ctx.ask::<EscalateTierForm>().await? {
