@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use rmcp::model::{InputRequest, TaskPayload};
@@ -59,7 +59,7 @@ impl RedisHandle {
         });
         let every = Duration::from_millis((spec.lease_ms / 3).min(spec.poll_interval_ms))
             .clamp(RENEWAL_BOUNDS.0, RENEWAL_BOUNDS.1);
-        tokio::spawn(keep(Arc::clone(&inner), every));
+        tokio::spawn(keep(Arc::downgrade(&inner), every));
         Self { inner }
     }
 
@@ -152,14 +152,19 @@ impl Inner {
     }
 }
 
-/// The keeper: renews until the task ends here or elsewhere.
-async fn keep(inner: Arc<Inner>, every: Duration) {
-    let wire = &inner.wire;
+/// The keeper: renews until the task ends here or elsewhere. It holds the task weakly: were
+/// every handle dropped without an end written (the pipeline cannot, but a keeper must never
+/// outlive its task), renewals stop and the task reads `failed` once its lease runs out.
+async fn keep(task: Weak<Inner>, every: Duration) {
     loop {
-        tokio::select! {
-            () = inner.done.cancelled() => return,
-            () = tokio::time::sleep(every) => {}
+        tokio::time::sleep(every).await;
+        let Some(inner) = task.upgrade() else {
+            return;
+        };
+        if inner.done.is_cancelled() {
+            return;
         }
+        let wire = &inner.wire;
         let renewed: Result<Vec<String>, _> = wire
             .run(
                 &wire.scripts.renew,
