@@ -4,7 +4,11 @@
 //! becomes, since those requests have no `isError` result: a JSON-RPC error carrying the
 //! envelope's fields in `error.data`.
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use futures::FutureExt;
 
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::json;
@@ -42,53 +46,87 @@ pub(crate) struct AskedFor<'a> {
     pub(crate) value: &'a str,
 }
 
-/// Runs `body` under its guards' timeout until it ends or the request is cancelled; a
-/// timeout, a cancellation or a panic (logged as `{kind} body panicked` with the name) is the
-/// refusal. Callers pass `async move { body(..).await }`, so a panic while a body builds its
-/// future is caught too.
-pub(crate) async fn run_bounded<T, Fut>(
+/// Runs `body` under `run`'s guards until it ends or the request is cancelled; a timeout, a
+/// cancellation or a panic (logged as `{kind} body panicked` with the name) is the refusal.
+/// Callers pass `async move { body(..).await }`, so a panic while a body builds its future is
+/// caught too.
+///
+/// A future of its own rather than an `async fn`: an `async fn` keeps its argument in its
+/// state beside the pinned body it moves it into, twice the body's size, and every caller's
+/// future (the whole call, boxed once per call) grew by it.
+pub(crate) fn run_bounded<'a, T, Fut>(
     body: Fut,
-    run: BodyRun<'_>,
-) -> Result<Result<T, ToolError>, Refusal>
+    run: BodyRun<'a>,
+) -> impl Future<Output = Result<Result<T, ToolError>, Refusal>> + 'a
 where
-    Fut: Future<Output = Result<T, ToolError>>,
+    Fut: Future<Output = Result<T, ToolError>> + 'a,
 {
-    let BodyRun {
-        kind,
-        name,
-        guards,
-        cancellation,
-        trace_id,
-    } = run;
-    // Pinned once and awaited by reference, so the body's future is held in one place.
-    let mut guarded = std::pin::pin!(panic_capture::caught(body));
-    let timed = async {
-        match guards.timeout_ms {
-            Some(ms) => tokio::time::timeout(Duration::from_millis(ms), guarded.as_mut())
-                .await
-                .ok(),
-            None => Some(guarded.as_mut().await),
-        }
+    let bounded = Bounded {
+        body: panic_capture::caught(body),
+        deadline: run
+            .guards
+            .timeout_ms
+            .map(|ms| tokio::time::sleep(Duration::from_millis(ms))),
+        cancelled: run.cancellation.cancelled(),
     };
-    let finished = tokio::select! {
-        finished = timed => finished,
-        () = cancellation.cancelled() => return Err(Refusal::Cancelled),
-    };
-    match finished {
-        None => Err(Refusal::Timeout(guards.timeout_ms.unwrap_or_default())),
-        Some(Err(panic)) => {
+    bounded.map(move |ended| match ended {
+        Ended::Cancelled => Err(Refusal::Cancelled),
+        Ended::TimedOut => Err(Refusal::Timeout(run.guards.timeout_ms.unwrap_or_default())),
+        Ended::Ran(Err(panic)) => {
             tracing::error!(
-                trace_id,
-                name,
+                trace_id = run.trace_id,
+                name = run.name,
                 panic = panic_capture::panic_message(&panic),
                 at = panic_capture::take_location().as_deref(),
-                "{kind} body panicked"
+                "{} body panicked",
+                run.kind
             );
             Err(Refusal::Panic {
-                caught: guards.catch_unhandled,
+                caught: run.guards.catch_unhandled,
             })
         }
-        Some(Ok(ended)) => Ok(ended),
+        Ended::Ran(Ok(ended)) => Ok(ended),
+    })
+}
+
+/// How a bounded body ended.
+enum Ended<T> {
+    /// It returned, or panicked (caught).
+    Ran(T),
+    /// Its timeout ran out first.
+    TimedOut,
+    /// The call was cancelled first.
+    Cancelled,
+}
+
+pin_project_lite::pin_project! {
+    /// A body, its deadline and its call's cancellation, polled together: whichever ends
+    /// first ends the run (the body is polled first, as `tokio::time::timeout` does).
+    struct Bounded<'a, Fut> {
+        #[pin]
+        body: panic_capture::Caught<Fut>,
+        #[pin]
+        deadline: Option<tokio::time::Sleep>,
+        #[pin]
+        cancelled: tokio_util::sync::WaitForCancellationFuture<'a>,
+    }
+}
+
+impl<Fut: Future> Future for Bounded<'_, Fut> {
+    type Output = Ended<<panic_capture::Caught<Fut> as Future>::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(ran) = this.body.poll(cx) {
+            return Poll::Ready(Ended::Ran(ran));
+        }
+        if this.cancelled.poll(cx).is_ready() {
+            return Poll::Ready(Ended::Cancelled);
+        }
+        match this.deadline.as_pin_mut().map(|deadline| deadline.poll(cx)) {
+            Some(Poll::Ready(())) => Poll::Ready(Ended::TimedOut),
+            _ => Poll::Pending,
+        }
     }
 }
 

@@ -353,7 +353,10 @@ impl Upstreams {
                     return reply::from_result(spec.name, result);
                 }
                 Ok(Ok(CallToolResponse::Task(created))) => {
-                    return tasks::follow(&peer, spec, created).await;
+                    // Boxed: following a task is the rare path, and inline its state (the
+                    // polls, the cancel to send) would be part of every call's future, which is
+                    // moved and boxed once per call.
+                    return Box::pin(tasks::follow(&peer, spec, created)).await;
                 }
                 Ok(Ok(_)) => {
                     return Err(failed(

@@ -51,7 +51,7 @@ pub(crate) async fn call_tool(
         .then(|| routes.register(handle.progress_token.clone(), context.clone()));
     // As rmcp's own abandoned requests do.
     let (cancel_peer, id) = (peer.clone(), handle.id.clone());
-    let mut abandoned = OnAbandon::new(async move {
+    let mut abandoned = OnAbandon::new(move || async move {
         let cancelled = CancelledNotificationParam::new(
             Some(id),
             Some("the gateway's caller cancelled or timed out".to_owned()),
@@ -103,14 +103,22 @@ fn client_meta(spec: &UpstreamSpec, input: Option<&InputSession>) -> RequestMeta
     meta
 }
 
+/// A request to send upstream, made only when it is sent.
+type Sending = Box<dyn FnOnce() -> futures::future::BoxFuture<'static, ()> + Send>;
+
 /// What to send upstream if the call is abandoned (dropped before its answer): spawned on the
-/// runtime when dropped while armed, since drop cannot await.
-pub(crate) struct OnAbandon(Option<futures::future::BoxFuture<'static, ()>>);
+/// runtime when dropped while armed, since drop cannot await. It keeps only what makes the
+/// request (a peer and an id): the request's future, kilobytes, is built when it is sent, not
+/// on every call that ends normally.
+pub(crate) struct OnAbandon(Option<Sending>);
 
 impl OnAbandon {
-    /// Armed with `send`.
-    pub(crate) fn new(send: impl Future<Output = ()> + Send + 'static) -> Self {
-        Self(Some(Box::pin(send)))
+    /// Armed with `send`, which makes the request to send.
+    pub(crate) fn new<Fut>(send: impl FnOnce() -> Fut + Send + 'static) -> Self
+    where
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        Self(Some(Box::new(move || Box::pin(send()))))
     }
 
     /// The call ended: nothing to send.
@@ -124,7 +132,7 @@ impl Drop for OnAbandon {
         if let Some(send) = self.0.take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(send);
+            runtime.spawn(send());
         }
     }
 }

@@ -40,7 +40,7 @@ pub(crate) async fn follow(
 ) -> Result<Reply, ToolError> {
     let task_id = created.task.task_id;
     let (cancel_peer, cancel_id) = (peer.clone(), task_id.clone());
-    let mut abandoned = OnAbandon::new(async move {
+    let mut abandoned = OnAbandon::new(move || async move {
         if let Err(error) = cancel_peer
             .cancel_task(CancelTaskParams::new(cancel_id))
             .await
