@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
@@ -138,14 +139,15 @@ impl Drop for OnAbandon {
 }
 
 /// `request` (any request to an upstream), bounded by the upstream's `timeout_ms`; the tool's
-/// or the catalog's own timeout bounds the whole body too.
-pub(crate) async fn within<T>(
+/// or the catalog's own timeout bounds the whole body too. A plain function returning the
+/// timed future, not an `async fn`, which would hold `request` twice in its state.
+pub(crate) fn within<T>(
     timeout_ms: u64,
     request: impl Future<Output = T>,
-) -> Result<T, ToolError> {
-    tokio::time::timeout(Duration::from_millis(timeout_ms), request)
-        .await
-        .map_err(|_| {
+) -> impl Future<Output = Result<T, ToolError>> {
+    tokio::time::timeout(Duration::from_millis(timeout_ms), request).map(move |answered| {
+        answered.map_err(|_| {
             Refusal::Upstream(UpstreamFailure::NoAnswer(Some(timeout_ms))).into_tool_error()
         })
+    })
 }
