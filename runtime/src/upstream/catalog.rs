@@ -20,6 +20,7 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::spec::PinKind;
 use crate::upstream::Upstreams;
+use crate::upstream::link::Handle;
 use crate::upstream::reply::{block_of, contents_block, failed, from_service_error};
 use crate::upstream::request::within;
 
@@ -39,7 +40,7 @@ impl Upstreams {
         args: A,
         ctx: CallContext,
     ) -> Result<PromptMessages, ToolError> {
-        let (link, peer) = self.admit(upstream, pin, &ctx).await?;
+        let (link, Handle { peer, .. }) = self.admit(upstream, pin, &ctx).await?;
         let spec = link.spec;
         // Prompt arguments are strings on the wire.
         let arguments = super::object_of(args)?
@@ -78,7 +79,7 @@ impl Upstreams {
         uri: String,
         ctx: CallContext,
     ) -> Result<Vec<Block>, ToolError> {
-        let (link, peer) = self.admit(upstream, pin, &ctx).await?;
+        let (link, Handle { peer, .. }) = self.admit(upstream, pin, &ctx).await?;
         let spec = link.spec;
         let params = ReadResourceRequestParams::new(uri);
         let answer = within(spec.timeout_ms, peer.read_resource_once(params)).await?;
@@ -104,7 +105,7 @@ impl Upstreams {
         value: String,
         ctx: CallContext,
     ) -> Result<Vec<String>, ToolError> {
-        let (link, peer) = self.admit(upstream, pin, &ctx).await?;
+        let (link, Handle { peer, .. }) = self.admit(upstream, pin, &ctx).await?;
         let spec = link.spec;
         let pinned = &spec.pins[pin];
         let reference = match pinned.kind {

@@ -5,22 +5,27 @@
 //!
 //! rmcp's own `TokioChildProcess` owns and reaps its child, so an error could only say that
 //! the process had gone, not how; here the child is ours and rmcp gets its pipes: its stdin
-//! whole, and of its stdout the lines that are not a plain `tools/call` reply, which are
-//! decoded here (crate::upstream::replies).
+//! through the writer the direct lane shares (crate::upstream::lane), and of its stdout the
+//! lines that are neither a plain `tools/call` reply, decoded here
+//! (crate::upstream::replies), nor a reply to the lane, handed to the call waiting for it.
 
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::RoleClient;
+use rmcp::model::{ServerJsonRpcMessage, ServerResult};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use tokio::io::{AsyncWriteExt, DuplexStream};
-use tokio::process::{ChildStdin, ChildStdout};
+use rmcp::{RoleClient, ServiceError};
+use tokio::io::{AsyncWriteExt, DuplexStream, Sink};
+use tokio::process::ChildStdout;
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::upstream::replies::{Lines, MAX_LINE, Read, plain_reply};
+use crate::upstream::lane::{self, Answer, Lane};
+use crate::upstream::replies::{Lines, MAX_LINE, Read, plain_reply, reply_id};
+use crate::upstream::stdin::StdinWriter;
 
 /// How long a child gets to exit after its stdin closes (a server ends on EOF) before it is
 /// killed.
@@ -37,11 +42,14 @@ const TAIL_LINE_CHARS: usize = 300;
 /// floods its stderr cannot flood the log).
 const STDERR_LINES_PER_SECOND: u32 = 20;
 
-/// The connection's side of a child: its stdout read here, rmcp's line transport writing to
-/// its stdin and reading the lines passed on to it, and the guard that kills the child's
-/// group when the connection drops.
+/// The connection's side of a child: its stdout read here, its stdin written through the
+/// writer the lane shares, rmcp's line transport reading the lines passed on to it, and the
+/// guard that kills the child's group when the connection drops.
 pub(crate) struct ChildTransport {
-    pipes: AsyncRwTransport<RoleClient, DuplexStream, ChildStdin>,
+    /// rmcp's reader of the lines passed on (its writer is never used).
+    pipes: AsyncRwTransport<RoleClient, DuplexStream, Sink>,
+    writer: Arc<StdinWriter>,
+    lane: Arc<Lane>,
     stdout: Lines<ChildStdout>,
     /// Where the lines rmcp decodes go; `None` once the child's stdout has ended (rmcp's
     /// reader then sees the end after the lines it has).
@@ -104,8 +112,11 @@ pub(crate) fn spawn(
     tokio::spawn(watch_exit(child, exit_sender, dropped.clone()));
     // Room for two whole lines: one is passed on only after rmcp has read the one before.
     let (passed_on, rmcp_reads) = tokio::io::duplex(2 * MAX_LINE);
+    let writer = Arc::new(StdinWriter::new(stdin));
     let transport = ChildTransport {
-        pipes: AsyncRwTransport::new(rmcp_reads, stdin),
+        pipes: AsyncRwTransport::new(rmcp_reads, tokio::io::sink()),
+        lane: Arc::new(Lane::new(Arc::clone(&writer))),
+        writer,
         stdout: Lines::new(stdout),
         passed_on: Some(passed_on),
         exit,
@@ -154,17 +165,32 @@ fn kill_group(leader: Option<u32>) {
 #[cfg(not(unix))]
 fn kill_group(_leader: Option<u32>) {}
 
+impl ChildTransport {
+    /// The connection's direct lane (which it answers while rmcp reads it).
+    pub(crate) fn lane(&self) -> Arc<Lane> {
+        Arc::clone(&self.lane)
+    }
+}
+
 impl Transport<RoleClient> for ChildTransport {
     type Error = std::io::Error;
 
+    /// Written at once, whole, through the writer the lane shares.
     fn send(
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.pipes.send(item)
+        let written = serde_json::to_vec(&item)
+            .map_err(std::io::Error::other)
+            .and_then(|mut line| {
+                line.push(b'\n');
+                self.writer.write(&line)
+            });
+        std::future::ready(written)
     }
 
-    /// The next message: a plain `tools/call` reply decoded here, anything else by rmcp.
+    /// The next message for rmcp: a plain `tools/call` reply decoded here, a reply to the lane
+    /// handed to its call instead, anything else decoded by rmcp.
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
             let Some(passed_on) = self.passed_on.as_mut() else {
@@ -179,8 +205,17 @@ impl Transport<RoleClient> for ChildTransport {
                         let line = self.stdout.line();
                         let text = line.strip_suffix(b"\n").unwrap_or(line);
                         let text = text.strip_suffix(b"\r").unwrap_or(text);
-                        if let Some(reply) = plain_reply(text) {
-                            return Some(reply);
+                        if let Some((id, result)) = plain_reply(text) {
+                            let result = ServerResult::CallToolResult(result);
+                            if lane::is_lane_id(&id) {
+                                self.lane.answer(&id, Ok(result));
+                                continue;
+                            }
+                            return Some(ServerJsonRpcMessage::response(result, id));
+                        }
+                        if let Some(id) = reply_id(text).filter(lane::is_lane_id) {
+                            self.lane.answer(&id, lane_answer(text));
+                            continue;
                         }
                         // Never waits: the pipe has room for this line and the one before.
                         if passed_on.write_all(line).await.is_err() {
@@ -191,21 +226,43 @@ impl Transport<RoleClient> for ChildTransport {
                         max_line_length = MAX_LINE,
                         "Incoming message exceeded the maximum line length, discarding it"
                     ),
+                    // The lane's calls fail when rmcp's service ends and drops this transport,
+                    // as rmcp's own requests do: the link is marked down at that moment too.
                     Read::End => self.passed_on = None,
                 },
             }
         }
     }
 
-    /// Closes the child's stdin and gives it [`EXIT_ON_CLOSE`] to exit; the drop kills it if
-    /// it has not.
+    /// Writes what waits, closes the child's stdin and gives it [`EXIT_ON_CLOSE`] to exit; the
+    /// drop kills it if it has not.
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         let mut exit = self.exit.clone();
-        let closing = self.pipes.close();
+        let writer = Arc::clone(&self.writer);
         async move {
-            closing.await?;
+            writer.close().await;
             let _ = tokio::time::timeout(EXIT_ON_CLOSE, exit.wait_for(Option::is_some)).await;
             Ok(())
+        }
+    }
+}
+
+impl Drop for ChildTransport {
+    fn drop(&mut self) {
+        self.lane.close();
+    }
+}
+
+/// A reply to the lane that is not a plain one, decoded as rmcp decodes any message: a result
+/// of another kind (input required, a task), or an error.
+fn lane_answer(text: &[u8]) -> Answer {
+    match serde_json::from_slice::<ServerJsonRpcMessage>(text) {
+        Ok(ServerJsonRpcMessage::Response(response)) => Ok(response.result),
+        Ok(ServerJsonRpcMessage::Error(error)) => Err(ServiceError::McpError(error.error)),
+        Ok(_) => Err(ServiceError::UnexpectedResponse),
+        Err(error) => {
+            tracing::warn!(%error, "an upstream's reply to a call could not be read");
+            Err(ServiceError::UnexpectedResponse)
         }
     }
 }

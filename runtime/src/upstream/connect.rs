@@ -4,6 +4,7 @@
 //! upstream's time limit.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
@@ -14,9 +15,17 @@ use rmcp::transport::streamable_http_client::{
 
 use crate::spec::{EndpointSpec, UpstreamProtocol, UpstreamSpec};
 use crate::upstream::handler::UpstreamHandler;
+use crate::upstream::lane::Lane;
 
-/// A live connection: rmcp's client service over the upstream's transport.
+/// rmcp's client service over an upstream's transport.
 pub(crate) type Connection = RunningService<RoleClient, UpstreamHandler>;
+
+/// A live connection, and its direct lane where it has one: a stdio upstream whose protocol
+/// has an `initialize` handshake (crate::upstream::lane).
+pub(crate) struct Connected {
+    pub(crate) service: Connection,
+    pub(crate) lane: Option<Arc<Lane>>,
+}
 
 /// Why a connection could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +61,7 @@ pub(crate) enum ConnectError {
 pub(crate) async fn connect(
     spec: &'static UpstreamSpec,
     handler: UpstreamHandler,
-) -> Result<Connection, ConnectError> {
+) -> Result<Connected, ConnectError> {
     let limit = Duration::from_millis(spec.timeout_ms);
     // A 2026-07-28 upstream that turns out to speak only 2025-11-25 is an error, not a
     // fallback: the manifest says which protocol the gateway relies on.
@@ -73,8 +82,18 @@ pub(crate) async fn connect(
                 let (transport, child) =
                     crate::upstream::child::spawn(spec.name, command, args, cwd, env)
                         .map_err(|source| ConnectError::Spawn { command, source })?;
+                let lane = transport.lane();
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
-                    Ok(connection) => Ok(connection),
+                    Ok(service) => {
+                        let handshake = service
+                            .peer()
+                            .peer_info()
+                            .is_some_and(|info| info.protocol_version.has_initialize());
+                        Ok(Connected {
+                            service,
+                            lane: handshake.then_some(lane),
+                        })
+                    }
                     Err(error) => Err(ConnectError::Initialize(format!(
                         "{error}{}",
                         child.after_failure().await
@@ -92,7 +111,10 @@ pub(crate) async fn connect(
                     .map_err(|error| ConnectError::Client(error.to_string()))?;
                 let transport = http(url, headers, client.clone())?;
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
-                    Ok(connection) => Ok(connection),
+                    Ok(service) => Ok(Connected {
+                        service,
+                        lane: None,
+                    }),
                     Err(error) => Err(ConnectError::Initialize(format!(
                         "{error}{}",
                         why_unreachable(&client, url).await

@@ -15,6 +15,7 @@ use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamProtocol, UpstreamSpec
 use crate::upstream::connect::connect;
 use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
+use crate::upstream::lane::Lane;
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::{Live, PinStatus, compare};
 use crate::upstream::request::within;
@@ -32,9 +33,25 @@ pub(crate) enum LinkState {
     /// The first connection has not been tried yet, or is being tried.
     Starting,
     /// Connected.
-    Up(Peer<RoleClient>),
+    Up(Handle),
     /// Not connected, and why (logged with the detail).
     Down(String),
+}
+
+/// What a request to a connected upstream goes through: rmcp's peer, and the direct lane of a
+/// connection that has one (crate::upstream::lane).
+#[derive(Clone)]
+pub(crate) struct Handle {
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) lane: Option<Arc<Lane>>,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handle")
+            .field("lane", &self.lane.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// One upstream's shared state.
@@ -231,12 +248,16 @@ impl Link {
             .with_updates(self.spec.pins, self.updates.clone());
             let attempt = connect(self.spec, handler).await;
             match attempt {
-                Ok(connection) => {
+                Ok(connected) => {
+                    let connection = connected.service;
                     let peer = connection.peer().clone();
                     self.check_pins(&peer).await;
                     // Subscribed before it counts as up: an update after that is not missed.
                     let mut listening = self.listen(&peer).await;
-                    self.set_state(LinkState::Up(peer.clone()));
+                    self.set_state(LinkState::Up(Handle {
+                        peer: peer.clone(),
+                        lane: connected.lane,
+                    }));
                     tracing::info!(upstream = self.spec.name, "upstream connected");
                     self.attempts.send_modify(|count| *count += 1);
                     let up_since = Instant::now();

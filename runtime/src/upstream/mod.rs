@@ -10,6 +10,7 @@ mod connect;
 mod definitions;
 mod forward;
 mod handler;
+mod lane;
 mod link;
 mod listing;
 mod pins;
@@ -19,6 +20,7 @@ mod request;
 mod rounds;
 mod served_skills;
 mod skills;
+mod stdin;
 mod tasks;
 mod updates;
 
@@ -30,7 +32,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, InitializeResult, Tool};
-use rmcp::service::{Peer, RoleClient, RoleServer};
+use rmcp::service::{Peer, RoleServer};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -38,7 +40,7 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::pipeline::refusal::{Refusal, UpstreamFailure};
 use crate::spec::{OnDrift, PinKind, UpstreamSpec};
-use crate::upstream::link::{Link, LinkState};
+use crate::upstream::link::{Handle, Link, LinkState};
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::PinStatus;
 use crate::upstream::reply::failed;
@@ -103,7 +105,8 @@ pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, Fetch
         handler::UpstreamHandler::new(spec.name, spec.forward, Arc::default(), Arc::default());
     let connection = connect::connect(spec, handler)
         .await
-        .map_err(|error| failed(error.to_string()))?;
+        .map_err(|error| failed(error.to_string()))?
+        .service;
     let peer = connection.peer().clone();
     let capabilities = peer
         .peer_info()
@@ -307,11 +310,17 @@ impl Upstreams {
         args: A,
         ctx: CallContext,
     ) -> Result<Reply, ToolError> {
-        let (link, peer) = self.admit(upstream, pin, &ctx).await?;
+        let (link, handle) = self.admit(upstream, pin, &ctx).await?;
         let spec = link.spec;
         let pinned = &spec.pins[pin];
         let arguments = object_of(args)?;
         let mut params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
+        if let Some(level) = ctx.log_level() {
+            params
+                .meta
+                .get_or_insert_with(Default::default)
+                .set_log_level(level.to_rmcp());
+        }
         let input = ctx.input_session();
         // A 2026-07-28 upstream's questions (rounds.rs): the round a client's retry answers,
         // and whether this request's input responses are still unused.
@@ -332,7 +341,7 @@ impl Upstreams {
             // Dropping the request (the tool's timeout, the client's cancellation) sends
             // notifications/cancelled to the upstream.
             let limit = Duration::from_millis(spec.timeout_ms);
-            let request = request::call_tool(&peer, &link.routes, params.clone(), &ctx, spec);
+            let request = request::call_tool(&handle, &link.routes, &params, &ctx, spec);
             match tokio::time::timeout(limit, request).await {
                 Err(_) => {
                     let failure = UpstreamFailure::NoAnswer(Some(spec.timeout_ms));
@@ -356,7 +365,7 @@ impl Upstreams {
                     // Boxed: following a task is the rare path, and inline its state (the
                     // polls, the cancel to send) would be part of every call's future, which is
                     // moved and boxed once per call.
-                    return Box::pin(tasks::follow(&peer, spec, created)).await;
+                    return Box::pin(tasks::follow(&handle.peer, spec, created)).await;
                 }
                 Ok(Ok(_)) => {
                     return Err(failed(
@@ -379,12 +388,12 @@ impl Upstreams {
         upstream: usize,
         pin: usize,
         ctx: &CallContext,
-    ) -> Result<(&Link, Peer<RoleClient>), ToolError> {
+    ) -> Result<(&Link, Handle), ToolError> {
         self.start().await;
         let link = &*self.links[upstream];
         let spec = link.spec;
         let pinned = &spec.pins[pin];
-        let LinkState::Up(peer) = link.state() else {
+        let LinkState::Up(handle) = link.state() else {
             return Err(Refusal::Upstream(UpstreamFailure::NotConnected).into_tool_error());
         };
         match link.pin(pin) {
@@ -406,7 +415,7 @@ impl Upstreams {
                 );
             }
         }
-        Ok((link, peer))
+        Ok((link, handle))
     }
 
     /// `definitions` without the tools an upstream drifted on where `on_drift = "drop"`.

@@ -1,71 +1,93 @@
 //! What a stdio upstream writes, read line by line: a plain `tools/call` reply is decoded
-//! here, straight into rmcp's `CallToolResult`; every other line goes on, byte for byte, to
-//! rmcp's own line transport, which decodes it (and answers what it cannot) as it always did.
+//! here, in one pass, into rmcp's `CallToolResult`; a reply to the direct lane
+//! (crate::upstream::lane) is recognised by its id; every other line goes on, byte for byte,
+//! to rmcp's own line transport, which decodes it (and answers what it cannot) as it always
+//! did.
 //!
 //! rmcp decodes every message through untagged enums: the line is buffered into serde's
 //! `Content` and tried against one variant after another, each failure formatting an error,
 //! about a third of the gateway's instructions a call (BENCHMARKS.md, section 2d). A plain
 //! reply is `{"jsonrpc":"2.0","id":...,"result":{...}}` whose result holds `content` and at
-//! most `structuredContent`, `isError`, `resultType` and `_meta`: the shape only a tool's
-//! result has, which rmcp's decoding also takes for a `CallToolResult` (rmcp's own
-//! deserializer reads it, so the value is the same; the tests compare the two). Anything
-//! else, or a result rmcp's `CallToolResult` refuses, takes rmcp's path.
+//! most `structuredContent`, `isError`, `resultType` (`complete`) and `_meta`: the shape only
+//! a tool's result has, which rmcp's decoding also takes for a `CallToolResult`, read here
+//! member by member as rmcp's own deserializer reads them (the tests compare the two). Anything
+//! else takes rmcp's path.
 
 use rmcp::model::{
-    CallToolResult, JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ContentBlock, JsonRpcVersion2_0, MetaObject, RequestId, ResultType,
 };
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// The longest line read, as rmcp's line transport bounds it: a longer one is dropped.
 pub(crate) const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
-/// A plain reply's members, checked before anything is decoded (nothing is allocated).
+/// A plain reply: exactly these members (a repeated one is refused, as derived readers do).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlainShape {
-    #[serde(rename = "jsonrpc")]
-    _jsonrpc: IgnoredAny,
-    #[serde(rename = "id")]
-    _id: IgnoredAny,
-    #[serde(rename = "result")]
-    _result: ResultShape,
-}
-
-/// A tool result's own members and nothing else; `content` is required.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ResultShape {
-    #[serde(rename = "content")]
-    _content: IgnoredAny,
-    #[serde(rename = "structuredContent", default)]
-    _structured_content: Option<IgnoredAny>,
-    #[serde(rename = "isError", default)]
-    _is_error: Option<IgnoredAny>,
-    #[serde(rename = "resultType", default)]
-    _result_type: Option<IgnoredAny>,
-    #[serde(rename = "_meta", default)]
-    _meta: Option<IgnoredAny>,
-}
-
-/// A plain reply, decoded.
-#[derive(Deserialize)]
 struct PlainReply {
     #[serde(rename = "jsonrpc")]
     _jsonrpc: JsonRpcVersion2_0,
     id: RequestId,
-    result: CallToolResult,
+    result: PlainResult,
 }
 
-/// `line` (without its newline) as the reply it is, when it is a plain one.
-pub(crate) fn plain_reply(line: &[u8]) -> Option<ServerJsonRpcMessage> {
-    serde_json::from_slice::<PlainShape>(line).ok()?;
+/// A tool result's own members and nothing else; `content` is required.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct PlainResult {
+    content: Vec<ContentBlock>,
+    /// Present, even as `null`, is kept apart from absent, as rmcp does.
+    #[serde(default, deserialize_with = "present")]
+    structured_content: Option<Value>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default)]
+    result_type: Option<ResultType>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<MetaObject>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+/// `line` (without its newline) as the id and tool result of the reply it is, when it is a
+/// plain one.
+pub(crate) fn plain_reply(line: &[u8]) -> Option<(RequestId, CallToolResult)> {
     let reply = serde_json::from_slice::<PlainReply>(line).ok()?;
-    Some(ServerJsonRpcMessage::response(
-        ServerResult::CallToolResult(reply.result),
-        reply.id,
-    ))
+    let PlainResult {
+        content,
+        structured_content,
+        is_error,
+        result_type,
+        meta,
+    } = reply.result;
+    if result_type.as_ref().is_some_and(|kind| !kind.is_complete()) {
+        return None;
+    }
+    let mut result = CallToolResult::default();
+    result.result_type = result_type;
+    result.content = content;
+    result.structured_content = structured_content;
+    result.is_error = is_error;
+    result.meta = meta;
+    Some((reply.id, result))
+}
+
+/// The id of the reply `line` is (a result or an error, not a request or a notification).
+pub(crate) fn reply_id(line: &[u8]) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct Envelope {
+        #[serde(default)]
+        id: Option<RequestId>,
+        #[serde(default)]
+        method: Option<IgnoredAny>,
+    }
+    let envelope = serde_json::from_slice::<Envelope>(line).ok()?;
+    envelope.method.is_none().then_some(envelope.id).flatten()
 }
 
 /// One read of [`Lines::next`].
@@ -139,6 +161,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
 
 #[cfg(test)]
 mod tests {
+    use rmcp::model::{ServerJsonRpcMessage, ServerResult};
     use serde_json::json;
 
     use super::*;
@@ -173,7 +196,7 @@ mod tests {
             let plain = plain_reply(line.as_bytes()).unwrap_or_else(|| panic!("plain: {line}"));
             let rmcp = tool_result(rmcp_decoded(&line));
             assert!(rmcp.is_some(), "rmcp reads {line} as something else");
-            assert_eq!(tool_result(plain), rmcp, "{line}");
+            assert_eq!(Some(plain), rmcp, "{line}");
         }
     }
 
@@ -191,6 +214,7 @@ mod tests {
             // type that makes it another variant.
             json!({"jsonrpc":"2.0","id":1,"result":{"content":[],"extra":1}}),
             json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","content":[]}}),
+            json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"task","content":[]}}),
             json!({"jsonrpc":"2.0","id":1,"result":{"content":[]},"extra":true}),
             json!({"jsonrpc":"1.0","id":1,"result":{"content":[]}}),
         ];
@@ -203,6 +227,32 @@ mod tests {
         assert!(
             plain_reply(br#"{"jsonrpc":"2.0","id":1,"id":2,"result":{"content":[]}}"#).is_none()
         );
+    }
+
+    #[test]
+    fn a_reply_is_told_by_its_id_and_a_request_or_notification_has_none() {
+        for (line, id) in [
+            (
+                json!({"jsonrpc":"2.0","id":7,"result":{"tools":[]}}),
+                Some(RequestId::Number(7)),
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"no"}}),
+                Some(RequestId::String("x".into())),
+            ),
+            (
+                json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}),
+                None,
+            ),
+            (json!({"jsonrpc":"2.0","id":9,"method":"roots/list"}), None),
+            (
+                json!({"jsonrpc":"2.0","method":"notifications/progress","params":{}}),
+                None,
+            ),
+        ] {
+            assert_eq!(reply_id(line.to_string().as_bytes()), id, "{line}");
+        }
+        assert_eq!(reply_id(b"not json"), None);
     }
 
     #[tokio::test]

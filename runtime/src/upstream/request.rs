@@ -1,9 +1,12 @@
-//! One `tools/call` to an upstream: sent through rmcp's peer, carrying the log level the
-//! client asked for; its progress token (rmcp puts its own on every request) routes the
-//! upstream's progress and logs back to the call that asked, and dropping the call (the
-//! tool's timeout, the client's cancellation) before its answer sends
+//! One `tools/call` to an upstream: written on the connection's direct lane where it has one
+//! (crate::upstream::lane), otherwise sent through rmcp's peer, carrying the log level the
+//! client asked for (set by the caller). A progress token routes the upstream's progress and
+//! logs back to the call that asked (rmcp puts its own on every request; the lane one only on
+//! a call that wants them, registered before the request is written), and dropping the call
+//! (the tool's timeout, the client's cancellation) before its answer sends
 //! `notifications/cancelled` upstream.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +14,7 @@ use futures::FutureExt;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
-    ClientRequest, ServerResult,
+    ClientRequest, RequestId, ServerResult,
 };
 use rmcp::model::{ClientCapabilities, RequestMetaObject, TASKS_EXTENSION_ID};
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
@@ -23,52 +26,89 @@ use crate::input::session::InputSession;
 use crate::pipeline::refusal::{Refusal, UpstreamFailure};
 use crate::spec::{UpstreamProtocol, UpstreamSpec};
 use crate::upstream::handler::Routes;
+use crate::upstream::lane::{self, Lane};
+use crate::upstream::link::Handle;
 
 /// Sends `params` and waits for the result (or, from a 2026-07-28 upstream, an
 /// input-required result); progress goes to `context` while it runs.
 pub(crate) async fn call_tool(
-    peer: &Peer<RoleClient>,
+    handle: &Handle,
     routes: &Arc<Routes>,
-    mut params: CallToolRequestParams,
+    params: &CallToolRequestParams,
     context: &CallContext,
     spec: &UpstreamSpec,
 ) -> Result<CallToolResponse, ServiceError> {
-    if let Some(level) = context.log_level() {
-        params
-            .meta
-            .get_or_insert_with(Default::default)
-            .set_log_level(level.to_rmcp());
-    }
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let _in_flight = routes.enter(context);
+    let routed = context.wants_progress() || context.log_level().is_some();
+    if let Some(lane) = &handle.lane {
+        return on_lane(lane, &handle.peer, routes, params, context, routed).await;
+    }
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
     let mut options = PeerRequestOptions::no_options();
     if spec.protocol == UpstreamProtocol::V2026_07_28 {
         options = options.with_meta(client_meta(spec, context.input_session()));
     }
+    let peer = &handle.peer;
     let handle = peer.send_request_with_option(request, options).await?;
     // What the upstream sends before this line (it would have to answer within
     // microseconds) is dropped, as for a call that asked for none.
-    let _route = (context.wants_progress() || context.log_level().is_some())
-        .then(|| routes.register(handle.progress_token.clone(), context.clone()));
-    // As rmcp's own abandoned requests do.
-    let (cancel_peer, id) = (peer.clone(), handle.id.clone());
-    let mut abandoned = OnAbandon::new(move || async move {
-        let cancelled = CancelledNotificationParam::new(
-            Some(id),
-            Some("the gateway's caller cancelled or timed out".to_owned()),
-        );
-        if let Err(error) = cancel_peer.notify_cancelled(cancelled).await {
-            tracing::debug!(%error, "could not send notifications/cancelled upstream");
-        }
-    });
+    let _route = routed.then(|| routes.register(handle.progress_token.clone(), context.clone()));
+    let mut abandoned = cancel_when_abandoned(peer, handle.id.clone());
     let answer = handle.await_response().await;
     abandoned.disarm();
-    match answer? {
+    response_of(answer?)
+}
+
+/// The call on the connection's direct lane.
+async fn on_lane(
+    lane: &Lane,
+    peer: &Peer<RoleClient>,
+    routes: &Arc<Routes>,
+    params: &CallToolRequestParams,
+    context: &CallContext,
+    routed: bool,
+) -> Result<CallToolResponse, ServiceError> {
+    let id = lane.next_id();
+    let mut params = Cow::Borrowed(params);
+    let _route = routed.then(|| {
+        let token = lane::progress_token(id);
+        params
+            .to_mut()
+            .meta
+            .get_or_insert_with(Default::default)
+            .set_progress_token(token.clone());
+        routes.register(token, context.clone())
+    });
+    let mut pending = lane.call(id, &params)?;
+    let mut abandoned = cancel_when_abandoned(peer, pending.id());
+    let answer = pending.answered().await;
+    abandoned.disarm();
+    response_of(answer?)
+}
+
+/// A call's answer as the response it is.
+fn response_of(result: ServerResult) -> Result<CallToolResponse, ServiceError> {
+    match result {
         ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
         ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
         _ => Err(ServiceError::UnexpectedResponse),
     }
+}
+
+/// Sends `notifications/cancelled` for request `id` if dropped armed, as rmcp's own abandoned
+/// requests do.
+fn cancel_when_abandoned(peer: &Peer<RoleClient>, id: RequestId) -> OnAbandon {
+    let peer = peer.clone();
+    OnAbandon::new(move || async move {
+        let cancelled = CancelledNotificationParam::new(
+            Some(id),
+            Some("the gateway's caller cancelled or timed out".to_owned()),
+        );
+        if let Err(error) = peer.notify_cancelled(cancelled).await {
+            tracing::debug!(%error, "could not send notifications/cancelled upstream");
+        }
+    })
 }
 
 /// What a 2026-07-28 upstream reads as the client's capabilities: those the calling client

@@ -1,0 +1,262 @@
+//! The direct lane to a stdio upstream: a `tools/call` written to the child's stdin by the
+//! task that makes it, and its reply handed straight back by the reader of the child's
+//! stdout, beside rmcp's client service rather than through it.
+//!
+//! Through rmcp a call was a message to its service task, a task spawned to write it, and the
+//! service task again to match the reply: about a fifth of the gateway's instructions a call
+//! (BENCHMARKS.md, section 2d). Everything else the connection carries (the handshake, lists,
+//! reads, notifications both ways, the upstream's own requests, cancellations) still goes
+//! through rmcp, and every byte to the child goes through one [`StdinWriter`], so lines never
+//! interleave. Lane ids start at [`FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so
+//! the two never meet; a lane call's progress token is its id.
+//!
+//! Only connections whose protocol has an `initialize` handshake (2025-11-25) use the lane: a
+//! later protocol puts the client's identity in every request's `_meta`, which rmcp keeps.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rmcp::ServiceError;
+use rmcp::model::{
+    CallToolRequestParams, ErrorData, NumberOrString, ProgressToken, RequestId, ServerResult,
+};
+use serde::Serialize;
+use tokio::sync::oneshot;
+
+use crate::upstream::stdin::StdinWriter;
+
+/// The first id the lane gives a request (2^40: beyond any id rmcp's 32-bit counter reaches,
+/// and exact in every JSON number reader, JavaScript's included).
+pub(crate) const FIRST_ID: i64 = 1 << 40;
+
+/// What a lane call's reply is, as rmcp's peer would give it.
+pub(crate) type Answer = Result<ServerResult, ServiceError>;
+
+/// One stdio connection's direct lane: its writer and the calls waiting for their replies.
+pub(crate) struct Lane {
+    writer: Arc<StdinWriter>,
+    waiting: Mutex<Waiting>,
+    next_id: AtomicU64,
+}
+
+#[derive(Default)]
+struct Waiting {
+    calls: HashMap<i64, oneshot::Sender<Answer>>,
+    /// The child's stdout ended: nothing more will be answered.
+    closed: bool,
+}
+
+/// A call's place among those waiting, taken out when it is dropped (answered or abandoned).
+pub(crate) struct Pending<'a> {
+    lane: &'a Lane,
+    id: i64,
+    answer: oneshot::Receiver<Answer>,
+}
+
+/// A request line as rmcp writes one, for `tools/call`.
+#[derive(Serialize)]
+struct CallLine<'a> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'static str,
+    params: &'a CallToolRequestParams,
+}
+
+impl Lane {
+    /// The lane over `writer`, which rmcp's sends share.
+    pub(crate) fn new(writer: Arc<StdinWriter>) -> Self {
+        Self {
+            writer,
+            waiting: Mutex::default(),
+            next_id: AtomicU64::new(0),
+        }
+    }
+
+    /// The id of the next call.
+    pub(crate) fn next_id(&self) -> i64 {
+        let sequence = self.next_id.fetch_add(1, Ordering::Relaxed);
+        FIRST_ID.saturating_add(i64::try_from(sequence).unwrap_or(i64::MAX))
+    }
+
+    /// Writes `params` as `tools/call` number `id` (from [`Lane::next_id`]); the reply comes
+    /// to the returned [`Pending`].
+    pub(crate) fn call(
+        &self,
+        id: i64,
+        params: &CallToolRequestParams,
+    ) -> Result<Pending<'_>, ServiceError> {
+        let mut line = Vec::with_capacity(256);
+        let request = CallLine {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params,
+        };
+        serde_json::to_writer(&mut line, &request).map_err(|error| {
+            ServiceError::McpError(ErrorData::internal_error(error.to_string(), None))
+        })?;
+        line.push(b'\n');
+        let (sender, answer) = oneshot::channel();
+        {
+            let mut waiting = lock(&self.waiting);
+            if waiting.closed {
+                return Err(ServiceError::TransportClosed);
+            }
+            waiting.calls.insert(id, sender);
+        }
+        // Registered before it is written, so a reply that comes at once finds its call.
+        let pending = Pending {
+            lane: self,
+            id,
+            answer,
+        };
+        self.writer.write(&line).map_err(|error| {
+            tracing::warn!(%error, "a call could not be written to the upstream");
+            ServiceError::TransportClosed
+        })?;
+        Ok(pending)
+    }
+
+    /// Hands `answer` to the call waiting for `id` (a lane id, [`is_lane_id`]); the answer to
+    /// a call no longer waiting (abandoned) is dropped.
+    pub(crate) fn answer(&self, id: &RequestId, answer: Answer) {
+        let RequestId::Number(id) = id else {
+            return;
+        };
+        let waiting = lock(&self.waiting).calls.remove(id);
+        if let Some(call) = waiting {
+            let _ = call.send(answer);
+        }
+    }
+
+    /// The child's stdout has ended: every call still waiting fails, and later ones at once.
+    pub(crate) fn close(&self) {
+        let mut waiting = lock(&self.waiting);
+        waiting.closed = true;
+        waiting.calls.clear();
+    }
+}
+
+/// The progress token of lane call `id`: its id.
+pub(crate) fn progress_token(id: i64) -> ProgressToken {
+    ProgressToken(NumberOrString::Number(id))
+}
+
+/// Whether `id` is one the lane gives (otherwise the message is rmcp's).
+pub(crate) fn is_lane_id(id: &RequestId) -> bool {
+    matches!(id, RequestId::Number(id) if *id >= FIRST_ID)
+}
+
+impl Pending<'_> {
+    /// The call's reply; `TransportClosed` when the child's stdout ends first.
+    pub(crate) async fn answered(&mut self) -> Answer {
+        (&mut self.answer)
+            .await
+            .unwrap_or(Err(ServiceError::TransportClosed))
+    }
+
+    /// The call's id (what `notifications/cancelled` names).
+    pub(crate) fn id(&self) -> RequestId {
+        RequestId::Number(self.id)
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        lock(&self.lane.waiting).calls.remove(&self.id);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{
+        CallToolRequest, CallToolResult, ClientJsonRpcMessage, ClientRequest, ContentBlock,
+    };
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    use super::*;
+    use crate::upstream::stdin::tests::cat;
+
+    fn params() -> CallToolRequestParams {
+        let arguments = json!({"message": "hi \"there\"\n", "n": [1, 2]});
+        CallToolRequestParams::new("echo").with_arguments(arguments.as_object().unwrap().clone())
+    }
+
+    #[tokio::test]
+    async fn a_call_is_written_as_rmcp_writes_it_with_its_progress_token() {
+        let (_child, writer, stdout) = cat();
+        let lane = Lane::new(writer);
+        let mut lines = BufReader::new(stdout).lines();
+        let id = lane.next_id();
+        let mut with_token = params();
+        with_token
+            .meta
+            .get_or_insert_with(Default::default)
+            .set_progress_token(progress_token(id));
+        for sent in [params(), with_token] {
+            let id = lane.next_id();
+            let _pending = lane.call(id, &sent).unwrap();
+            let line = lines.next_line().await.unwrap().unwrap();
+            let written: Value = serde_json::from_str(&line).unwrap();
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(sent));
+            let rmcp = ClientJsonRpcMessage::request(request, RequestId::Number(id));
+            assert_eq!(written, serde_json::to_value(rmcp).unwrap());
+        }
+        assert!(id >= FIRST_ID && is_lane_id(&RequestId::Number(id)));
+        assert!(!is_lane_id(&RequestId::Number(i64::from(u32::MAX))));
+        assert!(!is_lane_id(&RequestId::String("1099511627776".into())));
+    }
+
+    #[tokio::test]
+    async fn each_reply_reaches_its_own_call_and_a_dropped_call_is_forgotten() {
+        let (_child, writer, _stdout) = cat();
+        let lane = Lane::new(writer);
+        let (first, second, dropped) = (lane.next_id(), lane.next_id(), lane.next_id());
+        let mut one = lane.call(first, &params()).unwrap();
+        let mut two = lane.call(second, &params()).unwrap();
+        drop(lane.call(dropped, &params()).unwrap());
+        let result = |text: &str| {
+            Ok(ServerResult::CallToolResult(CallToolResult::success(vec![
+                ContentBlock::text(text),
+            ])))
+        };
+        // Answered out of order; the dropped call's answer goes nowhere.
+        lane.answer(&RequestId::Number(dropped), result("dropped"));
+        lane.answer(&RequestId::Number(second), result("two"));
+        lane.answer(&RequestId::Number(first), result("one"));
+        let text = |answer: Answer| match answer {
+            Ok(ServerResult::CallToolResult(result)) => serde_json::to_value(result).unwrap(),
+            other => panic!("not a tool result: {other:?}"),
+        };
+        assert_eq!(
+            text(one.answered().await),
+            json!({"content": [{"type": "text", "text": "one"}], "isError": false, "resultType": "complete"})
+        );
+        assert_eq!(text(two.answered().await)["content"][0]["text"], "two");
+        assert!(lock(&lane.waiting).calls.is_empty());
+    }
+
+    #[tokio::test]
+    async fn calls_fail_once_the_upstream_has_closed() {
+        let (_child, writer, _stdout) = cat();
+        let lane = Lane::new(writer);
+        let mut waiting = lane.call(lane.next_id(), &params()).unwrap();
+        lane.close();
+        assert!(matches!(
+            waiting.answered().await,
+            Err(ServiceError::TransportClosed)
+        ));
+        assert!(matches!(
+            lane.call(lane.next_id(), &params()),
+            Err(ServiceError::TransportClosed)
+        ));
+    }
+}

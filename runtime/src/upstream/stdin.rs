@@ -1,0 +1,235 @@
+//! A stdio upstream's stdin, shared by the direct lane (crate::upstream::lane) and rmcp's
+//! sends: each message is written whole, at once when the pipe has room, otherwise queued
+//! behind what waits and written by one flushing task. A write never waits, so a caller
+//! dropped halfway (a call abandoned) cannot leave half a line, and lines never interleave.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+use tokio::io::AsyncWrite;
+use tokio::process::ChildStdin;
+use tokio::sync::Notify;
+
+/// Bytes waiting for a child that does not read its stdin, at most: past them a message is
+/// refused rather than queued without bound.
+const MAX_BACKLOG: usize = 16 << 20;
+
+/// The child's stdin and what waits to be written to it.
+pub(crate) struct StdinWriter {
+    state: Mutex<State>,
+    /// Told when the flushing task has written everything that waited.
+    flushed: Notify,
+}
+
+struct State {
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
+    backlog: Vec<u8>,
+    /// Whether the flushing task runs (then every write queues behind it).
+    flushing: bool,
+    /// Why the pipe cannot be written any more.
+    failed: Option<(io::ErrorKind, String)>,
+}
+
+impl StdinWriter {
+    /// The writer of `stdin`.
+    pub(crate) fn new(stdin: ChildStdin) -> Self {
+        Self {
+            state: Mutex::new(State {
+                stdin: Some(stdin),
+                backlog: Vec::new(),
+                flushing: false,
+                failed: None,
+            }),
+            flushed: Notify::new(),
+        }
+    }
+
+    /// Writes `line` (one whole message): at once when nothing waits and the pipe takes it,
+    /// otherwise queued for the flushing task; refused once the pipe has failed or closed, or
+    /// when [`MAX_BACKLOG`] bytes already wait.
+    pub(crate) fn write(self: &Arc<Self>, line: &[u8]) -> io::Result<()> {
+        let mut state = self.lock();
+        if let Some((kind, why)) = &state.failed {
+            return Err(io::Error::new(*kind, why.clone()));
+        }
+        if state.flushing {
+            if state.backlog.len().saturating_add(line.len()) > MAX_BACKLOG {
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!("the upstream has not read the last {MAX_BACKLOG} bytes written to it"),
+                ));
+            }
+            state.backlog.extend_from_slice(line);
+            return Ok(());
+        }
+        let Some(stdin) = state.stdin.as_mut() else {
+            return Err(io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"));
+        };
+        // Polled without a task to wake: a full pipe hands the rest to the flushing task.
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut written = 0;
+        while written < line.len() {
+            match Pin::new(&mut *stdin).poll_write(&mut cx, &line[written..]) {
+                Poll::Ready(Ok(0)) => {
+                    state.fail(io::ErrorKind::WriteZero, "the pipe took nothing".into());
+                    return Err(io::ErrorKind::WriteZero.into());
+                }
+                Poll::Ready(Ok(count)) => written += count,
+                Poll::Ready(Err(error)) => {
+                    state.fail(error.kind(), error.to_string());
+                    return Err(error);
+                }
+                Poll::Pending => break,
+            }
+        }
+        if written < line.len() {
+            state.backlog.extend_from_slice(&line[written..]);
+            state.flushing = true;
+            let writer = Arc::clone(self);
+            tokio::spawn(async move { writer.flush().await });
+        }
+        Ok(())
+    }
+
+    /// The flushing task: writes the backlog as the pipe takes it, then tells the waiters.
+    async fn flush(&self) {
+        std::future::poll_fn(|cx| self.lock().poll_backlog(cx)).await;
+        self.flushed.notify_waiters();
+    }
+
+    /// Waits for what waits to be written, then closes the child's stdin (a server ends on
+    /// EOF); later writes are refused.
+    pub(crate) async fn close(&self) {
+        loop {
+            let flushed = self.flushed.notified();
+            tokio::pin!(flushed);
+            flushed.as_mut().enable();
+            {
+                let mut state = self.lock();
+                if !state.flushing {
+                    state.stdin = None;
+                    return;
+                }
+            }
+            flushed.await;
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl State {
+    /// Writes what it can of the backlog with `cx`'s waker: `Ready` once it is all written
+    /// (or the pipe failed), `Pending` while the pipe is full.
+    fn poll_backlog(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        while !self.backlog.is_empty() {
+            let Some(stdin) = self.stdin.as_mut() else {
+                self.fail(io::ErrorKind::BrokenPipe, "stdin is closed".into());
+                break;
+            };
+            match Pin::new(stdin).poll_write(cx, &self.backlog) {
+                Poll::Ready(Ok(0)) => {
+                    self.fail(io::ErrorKind::WriteZero, "the pipe took nothing".into())
+                }
+                Poll::Ready(Ok(written)) => {
+                    self.backlog.drain(..written);
+                }
+                Poll::Ready(Err(error)) => self.fail(error.kind(), error.to_string()),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        self.flushing = false;
+        Poll::Ready(())
+    }
+
+    /// The pipe failed: what waits is dropped (its calls fail when the connection ends).
+    fn fail(&mut self, kind: io::ErrorKind, why: String) {
+        tracing::warn!(error = why, "cannot write to the upstream's stdin");
+        self.failed = Some((kind, why));
+        self.backlog.clear();
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use tokio::io::AsyncReadExt;
+    use tokio::process::{Child, ChildStdout, Command};
+
+    use super::*;
+
+    /// `cat`: what is written to its stdin comes back on its stdout; it stops reading while
+    /// its stdout is not read.
+    pub(crate) fn cat() -> (Child, Arc<StdinWriter>, ChildStdout) {
+        let mut child = Command::new("cat")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("cat starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        (child, Arc::new(StdinWriter::new(stdin)), stdout)
+    }
+
+    #[tokio::test]
+    async fn lines_written_past_a_full_pipe_arrive_whole_and_in_order() {
+        let (_child, writer, mut stdout) = cat();
+        // Far more than the two pipes hold while nobody reads cat's stdout.
+        let lines: Vec<String> = (0..2000)
+            .map(|n| format!("{n:04}:{}\n", "x".repeat(1000)))
+            .collect();
+        for line in &lines {
+            writer.write(line.as_bytes()).unwrap();
+        }
+        assert!(
+            writer.lock().flushing,
+            "the pipe filled, so the rest waits for the flushing task"
+        );
+        let expected: String = lines.concat();
+        let mut read = Vec::new();
+        let mut buffer = vec![0; 1 << 16];
+        while read.len() < expected.len() {
+            let count = stdout.read(&mut buffer).await.unwrap();
+            assert!(count > 0, "cat ended early");
+            read.extend_from_slice(&buffer[..count]);
+        }
+        assert_eq!(String::from_utf8(read).unwrap(), expected);
+        writer.close().await;
+        assert!(writer.lock().backlog.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_child_that_stops_reading_cannot_grow_the_backlog_without_bound() {
+        let (_child, writer, _stdout) = cat();
+        let line = vec![b'x'; 1 << 20];
+        let refused = (0..(MAX_BACKLOG >> 20) + 4)
+            .map(|_| writer.write(&line))
+            .find_map(Result::err)
+            .expect("a write past the bound is refused");
+        assert_eq!(refused.kind(), io::ErrorKind::WouldBlock);
+        assert!(writer.lock().backlog.len() <= MAX_BACKLOG);
+    }
+
+    #[tokio::test]
+    async fn closing_writes_what_waits_then_ends_the_childs_input() {
+        let (mut child, writer, mut stdout) = cat();
+        let reading = tokio::spawn(async move {
+            let mut all = Vec::new();
+            stdout.read_to_end(&mut all).await.unwrap();
+            all.len()
+        });
+        let line = vec![b'y'; 300_000];
+        writer.write(&line).unwrap();
+        writer.close().await;
+        assert_eq!(reading.await.unwrap(), line.len());
+        assert!(child.wait().await.unwrap().success());
+        assert!(writer.write(b"late\n").is_err());
+    }
+}
