@@ -310,10 +310,22 @@ impl Upstreams {
         args: A,
         ctx: CallContext,
     ) -> Result<Reply, ToolError> {
+        let arguments = object_of(args)?;
+        // Boxed: its state (the rounds, the request, their timeouts) is kilobytes, and a
+        // body's future is moved several times on its way to the runtime.
+        Box::pin(self.call_with(upstream, pin, arguments, ctx)).await
+    }
+
+    async fn call_with(
+        &self,
+        upstream: usize,
+        pin: usize,
+        arguments: serde_json::Map<String, Value>,
+        ctx: CallContext,
+    ) -> Result<Reply, ToolError> {
         let (link, handle) = self.admit(upstream, pin, &ctx).await?;
         let spec = link.spec;
         let pinned = &spec.pins[pin];
-        let arguments = object_of(args)?;
         let mut params = CallToolRequestParams::new(pinned.remote_name).with_arguments(arguments);
         if let Some(level) = ctx.log_level() {
             params

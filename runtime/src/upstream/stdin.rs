@@ -2,6 +2,15 @@
 //! sends: each message is written whole, at once when the pipe has room, otherwise queued
 //! behind what waits and written by one flushing task. A write never waits, so a caller
 //! dropped halfway (a call abandoned) cannot leave half a line, and lines never interleave.
+//!
+//! Calls that are sent together are written together: a child reads each write of its stdin
+//! apart (an rmcp server through tokio's blocking pool, a thread hand-off per read), so at
+//! sixteen connections one write per call cost the child about as much as the call itself.
+//! While the last batch had company, a message opens a batch instead of being written: the
+//! flushing task lets every task the runtime has ready run first (each adds its message),
+//! then writes them all. One message at a time is written at once, as ever, and every
+//! [`PROBE_EVERY`]th of them opens a batch anyway, to notice when calls begin to overlap (the
+//! audit's group commit does the same, crate::audit).
 
 use std::io;
 use std::pin::Pin;
@@ -16,6 +25,9 @@ use tokio::sync::Notify;
 /// refused rather than queued without bound.
 const MAX_BACKLOG: usize = 16 << 20;
 
+/// Messages written alone between two that open a batch anyway.
+const PROBE_EVERY: u32 = 32;
+
 /// The child's stdin and what waits to be written to it.
 pub(crate) struct StdinWriter {
     state: Mutex<State>,
@@ -29,6 +41,14 @@ struct State {
     backlog: Vec<u8>,
     /// Whether the flushing task runs (then every write queues behind it).
     flushing: bool,
+    /// Messages queued since the flushing task started.
+    queued: u32,
+    /// Whether the last batch held more than one message.
+    company: bool,
+    /// Messages written alone since a batch was last opened.
+    alone: u32,
+    /// Writes to the pipe so far (the tests read how well messages group).
+    writes: u64,
     /// Why the pipe cannot be written any more.
     failed: Option<(io::ErrorKind, String)>,
 }
@@ -41,19 +61,27 @@ impl StdinWriter {
                 stdin: Some(stdin),
                 backlog: Vec::new(),
                 flushing: false,
+                queued: 0,
+                company: false,
+                alone: 0,
+                writes: 0,
                 failed: None,
             }),
             flushed: Notify::new(),
         }
     }
 
-    /// Writes `line` (one whole message): at once when nothing waits and the pipe takes it,
-    /// otherwise queued for the flushing task; refused once the pipe has failed or closed, or
-    /// when [`MAX_BACKLOG`] bytes already wait.
+    /// Writes `line` (one whole message): queued behind what waits, or opening a batch
+    /// while messages come together, otherwise at once (what the pipe does not take is queued
+    /// for the flushing task); refused once the pipe has failed or closed, or when
+    /// [`MAX_BACKLOG`] bytes already wait.
     pub(crate) fn write(self: &Arc<Self>, line: &[u8]) -> io::Result<()> {
         let mut state = self.lock();
         if let Some((kind, why)) = &state.failed {
             return Err(io::Error::new(*kind, why.clone()));
+        }
+        if state.stdin.is_none() {
+            return Err(io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"));
         }
         if state.flushing {
             if state.backlog.len().saturating_add(line.len()) > MAX_BACKLOG {
@@ -63,21 +91,40 @@ impl StdinWriter {
                 ));
             }
             state.backlog.extend_from_slice(line);
+            state.queued += 1;
             return Ok(());
         }
+        if state.company || state.alone == PROBE_EVERY {
+            state.alone = 0;
+            state.backlog.extend_from_slice(line);
+            state.queued = 1;
+            state.flushing = true;
+            drop(state);
+            let writer = Arc::clone(self);
+            tokio::spawn(async move {
+                // Every task the runtime has ready runs before this one goes on.
+                tokio::task::yield_now().await;
+                writer.flush().await;
+            });
+            return Ok(());
+        }
+        state.alone += 1;
         let Some(stdin) = state.stdin.as_mut() else {
             return Err(io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed"));
         };
         // Polled without a task to wake: a full pipe hands the rest to the flushing task.
         let mut cx = Context::from_waker(Waker::noop());
-        let mut written = 0;
+        let (mut written, mut writes) = (0, 0);
         while written < line.len() {
             match Pin::new(&mut *stdin).poll_write(&mut cx, &line[written..]) {
                 Poll::Ready(Ok(0)) => {
                     state.fail(io::ErrorKind::WriteZero, "the pipe took nothing".into());
                     return Err(io::ErrorKind::WriteZero.into());
                 }
-                Poll::Ready(Ok(count)) => written += count,
+                Poll::Ready(Ok(count)) => {
+                    written += count;
+                    writes += 1;
+                }
                 Poll::Ready(Err(error)) => {
                     state.fail(error.kind(), error.to_string());
                     return Err(error);
@@ -85,8 +132,10 @@ impl StdinWriter {
                 Poll::Pending => break,
             }
         }
+        state.writes += writes;
         if written < line.len() {
             state.backlog.extend_from_slice(&line[written..]);
+            state.queued = 1;
             state.flushing = true;
             let writer = Arc::clone(self);
             tokio::spawn(async move { writer.flush().await });
@@ -140,12 +189,14 @@ impl State {
                 }
                 Poll::Ready(Ok(written)) => {
                     self.backlog.drain(..written);
+                    self.writes += 1;
                 }
                 Poll::Ready(Err(error)) => self.fail(error.kind(), error.to_string()),
                 Poll::Pending => return Poll::Pending,
             }
         }
         self.flushing = false;
+        self.company = self.queued > 1;
         Poll::Ready(())
     }
 
@@ -159,7 +210,7 @@ impl State {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use tokio::io::AsyncReadExt;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
     use tokio::process::{Child, ChildStdout, Command};
 
     use super::*;
@@ -203,6 +254,49 @@ pub(crate) mod tests {
         assert_eq!(String::from_utf8(read).unwrap(), expected);
         writer.close().await;
         assert!(writer.lock().backlog.is_empty());
+    }
+
+    #[tokio::test]
+    async fn messages_sent_together_are_written_together_and_one_alone_at_once() {
+        let (_child, writer, stdout) = cat();
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        // One at a time: each written at once, and every 33rd opening a batch of its own.
+        for n in 0..=PROBE_EVERY {
+            writer.write(format!("alone {n}\n").as_bytes()).unwrap();
+            assert_eq!(
+                lines.next_line().await.unwrap().unwrap(),
+                format!("alone {n}")
+            );
+        }
+        assert_eq!(writer.lock().writes, u64::from(PROBE_EVERY) + 1);
+        // Ten tasks made ready together: the batch the first opens holds the other nine.
+        writer.lock().company = true;
+        let before = writer.lock().writes;
+        let sending: Vec<_> = (0..10)
+            .map(|n| {
+                let writer = Arc::clone(&writer);
+                tokio::spawn(async move { writer.write(format!("together {n}\n").as_bytes()) })
+            })
+            .collect();
+        for sent in sending {
+            sent.await.unwrap().unwrap();
+        }
+        for n in 0..10 {
+            assert_eq!(
+                lines.next_line().await.unwrap().unwrap(),
+                format!("together {n}")
+            );
+        }
+        assert_eq!(writer.lock().writes, before + 1);
+        assert!(writer.lock().company);
+        // The next message opens a batch too, which, holding only it, ends the company: the
+        // one after is written at once, before `write` returns.
+        writer.write(b"next\n").unwrap();
+        assert_eq!(lines.next_line().await.unwrap().unwrap(), "next");
+        assert!(!writer.lock().company);
+        writer.write(b"last\n").unwrap();
+        assert_eq!(writer.lock().writes, before + 3);
+        assert!(!writer.lock().flushing);
     }
 
     #[tokio::test]
