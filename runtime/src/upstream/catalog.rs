@@ -20,7 +20,7 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::spec::PinKind;
 use crate::upstream::Upstreams;
-use crate::upstream::link::Handle;
+use crate::upstream::connect::Handle;
 use crate::upstream::reply::{block_of, contents_block, failed, from_service_error};
 use crate::upstream::request::within;
 

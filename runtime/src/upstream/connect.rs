@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
@@ -25,6 +25,22 @@ pub(crate) type Connection = RunningService<RoleClient, UpstreamHandler>;
 pub(crate) struct Connected {
     pub(crate) service: Connection,
     pub(crate) lane: Option<Arc<Lane>>,
+}
+
+/// What a request to a connected upstream goes through: rmcp's peer, and the direct lane of a
+/// connection that has one (crate::upstream::lane).
+#[derive(Clone)]
+pub(crate) struct Handle {
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) lane: Option<Arc<Lane>>,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handle")
+            .field("lane", &self.lane.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a connection could not be opened.

@@ -12,10 +12,9 @@ use tokio::sync::{Notify, watch};
 
 use crate::skill_files::KeptSkill;
 use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamProtocol, UpstreamSpec};
-use crate::upstream::connect::connect;
+use crate::upstream::connect::{Handle, connect};
 use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
-use crate::upstream::lane::Lane;
 use crate::upstream::listing::Listing;
 use crate::upstream::pins::{Live, PinStatus, compare};
 use crate::upstream::request::within;
@@ -36,22 +35,6 @@ pub(crate) enum LinkState {
     Up(Handle),
     /// Not connected, and why (logged with the detail).
     Down(String),
-}
-
-/// What a request to a connected upstream goes through: rmcp's peer, and the direct lane of a
-/// connection that has one (crate::upstream::lane).
-#[derive(Clone)]
-pub(crate) struct Handle {
-    pub(crate) peer: Peer<RoleClient>,
-    pub(crate) lane: Option<Arc<Lane>>,
-}
-
-impl std::fmt::Debug for Handle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Handle")
-            .field("lane", &self.lane.is_some())
-            .finish_non_exhaustive()
-    }
 }
 
 /// One upstream's shared state.

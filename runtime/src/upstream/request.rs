@@ -25,9 +25,9 @@ use crate::error::ToolError;
 use crate::input::session::InputSession;
 use crate::pipeline::refusal::{Refusal, UpstreamFailure};
 use crate::spec::{UpstreamProtocol, UpstreamSpec};
+use crate::upstream::connect::Handle;
 use crate::upstream::handler::Routes;
 use crate::upstream::lane::{self, Lane};
-use crate::upstream::link::Handle;
 
 /// Sends `params` and waits for the result (or, from a 2026-07-28 upstream, an
 /// input-required result); progress goes to `context` while it runs.
