@@ -22,7 +22,10 @@ fn integral(value: &Value) -> Value {
     match value {
         Value::Number(number) if number.is_f64() => {
             let float = number.as_f64().expect("f64");
-            if float.fract() == 0.0 && float.abs() < 9.0e15 {
+            // Every whole float in i64's range (2^63 itself excluded) converts exactly, however
+            // many digits its text had (3.3e16 written with a fraction is whole once read as an
+            // f64, as JSON Schema reads it).
+            if float.fract() == 0.0 && (i64::MIN as f64..i64::MAX as f64).contains(&float) {
                 Value::from(float as i64)
             } else {
                 value.clone()

@@ -49,12 +49,12 @@ pub(crate) async fn call_tool(
         options = options.with_meta(client_meta(spec, context.input_session()));
     }
     let peer = &handle.peer;
-    let handle = peer.send_request_with_option(request, options).await?;
+    let sent = peer.send_request_with_option(request, options).await?;
     // What the upstream sends before this line (it would have to answer within
     // microseconds) is dropped, as for a call that asked for none.
-    let _route = routed.then(|| routes.register(handle.progress_token.clone(), context.clone()));
-    let mut abandoned = cancel_when_abandoned(peer, handle.id.clone());
-    let answer = handle.await_response().await;
+    let _route = routed.then(|| routes.register(sent.progress_token.clone(), context.clone()));
+    let mut abandoned = cancel_when_abandoned(peer, sent.id.clone());
+    let answer = sent.await_response().await;
     abandoned.disarm();
     response_of(answer?)
 }
