@@ -8,7 +8,8 @@
 //! reads, notifications both ways, the upstream's own requests, cancellations) still goes
 //! through rmcp, and every byte to the child goes through one [`StdinWriter`], so lines never
 //! interleave. Lane ids start at [`FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so
-//! the two never meet; a lane call's progress token is its id.
+//! the two never meet; a lane call that wants progress or logs carries its id as its progress
+//! token.
 //!
 //! Only connections whose protocol has an `initialize` handshake (2025-11-25) use the lane: a
 //! later protocol puts the client's identity in every request's `_meta`, which rmcp keeps.
@@ -43,7 +44,7 @@ pub(crate) struct Lane {
 #[derive(Default)]
 struct Waiting {
     calls: HashMap<i64, oneshot::Sender<Answer>>,
-    /// The child's stdout ended: nothing more will be answered.
+    /// The connection ended: nothing more will be answered.
     closed: bool,
 }
 
@@ -130,7 +131,8 @@ impl Lane {
         }
     }
 
-    /// The child's stdout has ended: every call still waiting fails, and later ones at once.
+    /// The connection has ended (its transport dropped): every call still waiting fails, and
+    /// later ones at once.
     pub(crate) fn close(&self) {
         let mut waiting = lock(&self.waiting);
         waiting.closed = true;
@@ -149,7 +151,7 @@ pub(crate) fn is_lane_id(id: &RequestId) -> bool {
 }
 
 impl Pending<'_> {
-    /// The call's reply; `TransportClosed` when the child's stdout ends first.
+    /// The call's reply; `TransportClosed` when the connection ends first.
     pub(crate) async fn answered(&mut self) -> Answer {
         (&mut self.answer)
             .await
