@@ -73,6 +73,7 @@ mod skill_files;
 pub mod spec;
 mod strict_json;
 pub mod subscriptions;
+mod sync;
 pub mod tasks;
 #[cfg(feature = "otel")]
 mod telemetry;

@@ -15,9 +15,11 @@
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use tokio::sync::Notify;
+
+use crate::sync::lock;
 
 /// Records written alone between two leaders that wait for company anyway, to notice calls
 /// that have begun to finish together.
@@ -209,11 +211,6 @@ impl Drop for Leader<'_> {
     fn drop(&mut self) {
         self.group.write_batch();
     }
-}
-
-/// A poisoned lock only means a writer panicked; the file and the lines are still whole.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 
 use crate::auth::caller::Caller;
+use crate::sync::lock;
 
 /// Most tokens remembered at once.
 const CAPACITY: usize = 4096;
@@ -37,20 +38,14 @@ pub(crate) fn now() -> u64 {
 impl Verified {
     /// The caller of `token`, when it was verified before and has not expired since.
     pub(crate) fn get(&self, token: &str) -> Option<Arc<Caller>> {
-        let tokens = self
-            .tokens
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let tokens = lock(&self.tokens);
         let (caller, until) = tokens.get(&digest(token))?;
         (now() <= *until).then(|| Arc::clone(caller))
     }
 
     /// Remembers that `token` names `caller` until `until`.
     pub(crate) fn insert(&self, token: &str, caller: Arc<Caller>, until: u64) {
-        let mut tokens = self
-            .tokens
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut tokens = lock(&self.tokens);
         if tokens.len() >= CAPACITY {
             let now = now();
             tokens.retain(|_, (_, until)| *until >= now);

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::spec::{RateLimitBackend, RateLimitScope, RateLimitSpec, RateLimitStoreSpec};
+use crate::sync::lock;
 
 /// Admissions reserved up front; larger windows grow as calls arrive.
 const PREALLOCATED: usize = 64;
@@ -50,10 +51,7 @@ impl SlidingWindow {
 
     /// Whether every admission has left the window at `now` (the window can be forgotten).
     fn is_idle_at(&self, now: Instant) -> bool {
-        let admitted = self
-            .admitted
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let admitted = lock(&self.admitted);
         admitted
             .back()
             .is_none_or(|newest| now.saturating_duration_since(*newest) >= self.period)
@@ -63,10 +61,7 @@ impl SlidingWindow {
     pub(crate) fn try_acquire_at(&self, now: Instant) -> Result<(), Refused> {
         // A poisoned lock only means another call panicked while holding it; the queue
         // itself is always consistent, so keep using it.
-        let mut admitted = self
-            .admitted
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut admitted = lock(&self.admitted);
         while admitted
             .front()
             .is_some_and(|oldest| now.saturating_duration_since(*oldest) >= self.period)
@@ -109,10 +104,7 @@ impl SubjectWindows {
     /// Admits a call of `subject` at `now`, or says how long it waits.
     pub(crate) fn try_acquire_at(&self, subject: &str, now: Instant) -> Result<(), Refused> {
         let window = {
-            let mut guard = self
-                .windows
-                .lock()
-                .unwrap_or_else(|poison| poison.into_inner());
+            let mut guard = lock(&self.windows);
             let (windows, prune_at) = &mut *guard;
             if !windows.contains_key(subject) && windows.len() >= *prune_at {
                 windows.retain(|_, window| !window.is_idle_at(now));

@@ -25,6 +25,7 @@ use regex::{Captures, Regex};
 use serde_json::Value;
 
 use crate::spec::{GuardSpec, RedactPattern};
+use crate::sync::{read, write};
 
 mod kinds;
 
@@ -231,10 +232,10 @@ fn engine(added: &'static [RedactPattern]) -> &'static Engine {
             .find(|(at, len, _)| (*at, *len) == key)
             .map(|(_, _, engine)| *engine)
     };
-    if let Some(engine) = find(&WITH_ADDED.read().unwrap_or_else(|e| e.into_inner())) {
+    if let Some(engine) = find(&read(&WITH_ADDED)) {
         return engine;
     }
-    let mut engines = WITH_ADDED.write().unwrap_or_else(|e| e.into_inner());
+    let mut engines = write(&WITH_ADDED);
     if let Some(engine) = find(&engines) {
         return engine;
     }

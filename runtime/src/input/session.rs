@@ -15,6 +15,7 @@ use crate::input::{
 };
 use crate::pipeline::envelope::codes;
 use crate::spec::{GuardSpec, RedactPattern};
+use crate::sync::lock;
 use crate::tasks::store::TaskHandle;
 use crate::tasks::terms::AskError;
 
@@ -115,18 +116,13 @@ impl InputSession {
 
     /// The capability a body needed and the client lacked, if any.
     pub(crate) fn missing_capability(&self) -> Option<Capability> {
-        *self
-            .missing
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
+        *lock(&self.missing)
     }
 
     /// What the body asked for and the request did not answer.
     pub(crate) fn take_pending(&self) -> InputRequests {
         match &self.channel {
-            Channel::Stateless { pending, .. } => {
-                std::mem::take(&mut *pending.lock().unwrap_or_else(|poison| poison.into_inner()))
-            }
+            Channel::Stateless { pending, .. } => std::mem::take(&mut *lock(pending)),
             _ => InputRequests::new(),
         }
     }
@@ -354,10 +350,6 @@ fn input_request(key: &str, method: &str, params: Value) -> Result<InputRequest,
     serde_json::from_value(json!({"method": method, "params": params})).map_err(|error| {
         ToolError::internal(format!("input request {key:?} does not serialize: {error}"))
     })
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
 /// A server-to-client request in a 2025-11-25 session, its result as JSON.

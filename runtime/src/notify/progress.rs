@@ -9,6 +9,8 @@ use rmcp::model::{ProgressNotificationParam, ProgressToken};
 
 use rmcp::service::{Peer, RoleServer};
 
+use crate::sync::lock;
+
 /// The shortest gap between two progress notifications of one call.
 pub(crate) const MIN_INTERVAL: Duration = Duration::from_millis(10);
 
@@ -35,10 +37,7 @@ impl ProgressState {
         if !sane {
             return false;
         }
-        let mut last = self
-            .last
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut last = lock(&self.last);
         let finished = total == Some(progress);
         let admitted = match *last {
             None => true,

@@ -4,11 +4,13 @@
 //! streams at shutdown, and the sessions' subscriptions. It knows nothing of the pipeline, so
 //! the pipeline can own one without a module circle (`subscriptions` is the protocol side).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rmcp::service::{Peer, RoleServer};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
+
+use crate::sync::lock;
 
 /// Updates a listen stream may fall behind by before it is told "everything you listen to
 /// may have changed" instead of each update (see `Subscriptions::listen`): a slow client
@@ -76,7 +78,7 @@ impl Updates {
     /// The sessions' subscriptions (a poisoned lock still holds a usable list: each change
     /// to it is one push or one retain).
     pub(crate) fn sessions(&self) -> std::sync::MutexGuard<'_, Vec<SessionSubscription>> {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.sessions)
     }
 
     /// Tells every open listener that `uri` was updated; returns how many listeners that is.

@@ -3,7 +3,7 @@
 //! bound to the subject that created it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{DetailedTask, InputRequest, Task, TaskPayload, TaskStatus};
@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::audit::rfc3339_now;
+use crate::sync::lock;
 use crate::tasks::terms::{AskError, AtLimit, Found, GRACE, KEPT_PER_ALIVE, NewTask, task_id};
 
 /// The tasks of one server kept in this process.
@@ -83,18 +84,12 @@ impl Entry {
 }
 
 impl MemoryStore {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-    }
-
     /// Creates a task (working) for `new`, or refuses when the tool has its `max_alive` tasks
     /// alive; forgets what has expired first, and the oldest finished tasks of the tool past
     /// what it keeps.
     pub(crate) fn create(&self, new: NewTask<'_>) -> Result<(Task, MemoryHandle), AtLimit> {
         let now = Instant::now();
-        let mut entries = self.lock();
+        let mut entries = lock(&self.entries);
         entries.retain(|_, entry| !entry.forgotten(now));
         let max_alive = new.spec.max_alive;
         let of_tool = || entries.values().filter(|entry| entry.tool == new.name);
@@ -152,7 +147,7 @@ impl MemoryStore {
         owner: Option<&str>,
         idempotency: &str,
     ) -> Option<Task> {
-        let entries = self.lock();
+        let entries = lock(&self.entries);
         entries
             .values()
             .find(|entry| {
@@ -172,7 +167,7 @@ impl MemoryStore {
         read: impl FnOnce(&mut Entry) -> T,
     ) -> Found<T> {
         let now = Instant::now();
-        let mut entries = self.lock();
+        let mut entries = lock(&self.entries);
         match entries.get_mut(id) {
             Some(entry) if entry.forgotten(now) => {
                 entries.remove(id);
@@ -185,7 +180,7 @@ impl MemoryStore {
 
     /// Whether a task with this id is kept here, whoever created it.
     pub(crate) fn holds(&self, id: &str) -> bool {
-        self.lock().contains_key(id)
+        lock(&self.entries).contains_key(id)
     }
 
     /// The task as `tasks/get` shows it.
@@ -265,7 +260,7 @@ impl MemoryHandle {
     pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
         let (answer, answered) = oneshot::channel();
         {
-            let mut entries = self.store.lock();
+            let mut entries = lock(&self.store.entries);
             let entry = entries.get_mut(&self.id).ok_or(AskError::Ended)?;
             let Phase::Running { pending, used } = &mut entry.phase else {
                 return Err(AskError::Ended);
@@ -281,7 +276,7 @@ impl MemoryHandle {
 
     /// Ends the task with `payload`, unless it ended already (cancelled meanwhile).
     pub(crate) fn finish(&self, payload: TaskPayload, status_message: Option<String>) {
-        let mut entries = self.store.lock();
+        let mut entries = lock(&self.store.entries);
         if let Some(entry) = entries.get_mut(&self.id)
             && entry.alive()
         {
@@ -295,7 +290,7 @@ impl MemoryHandle {
 
     /// Whether the task was cancelled by `tasks/cancel` (it already reads `cancelled`).
     pub(crate) fn was_cancelled(&self) -> bool {
-        let entries = self.store.lock();
+        let entries = lock(&self.store.entries);
         entries
             .get(&self.id)
             .is_none_or(|entry| matches!(entry.phase, Phase::Finished(TaskPayload::Cancelled)))

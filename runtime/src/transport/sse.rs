@@ -33,6 +33,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, PollSender};
 
 use crate::auth::Caller;
+use crate::sync::lock;
 
 /// Messages buffered per session in each direction; a client that floods past this gets 503.
 const SESSION_QUEUE: usize = 64;
@@ -56,10 +57,7 @@ struct SessionGuard {
 
 impl Drop for SessionGuard {
     fn drop(&mut self) {
-        let mut sessions = self
-            .sessions
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner());
+        let mut sessions = lock(&self.sessions);
         sessions.remove(&self.id);
         tracing::debug!(session = %self.id, "sse session closed");
     }
@@ -133,11 +131,7 @@ fn open_stream<H: Service<RoleServer> + Clone>(
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (inbound_tx, mut inbound_rx) = mpsc::channel::<ClientJsonRpcMessage>(SESSION_QUEUE);
     let (outbound_tx, outbound_rx) = mpsc::channel::<ServerJsonRpcMessage>(SESSION_QUEUE);
-    state
-        .sessions
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner())
-        .insert(id.clone(), inbound_tx);
+    lock(&state.sessions).insert(id.clone(), inbound_tx);
     let inbound = futures::stream::poll_fn(move |cx| inbound_rx.poll_recv(cx));
     let transport = (PollSender::new(outbound_tx), Box::pin(inbound));
     let handler = state.handler.clone();
@@ -202,12 +196,7 @@ fn deliver<H>(
     body: &Bytes,
     caller: Option<Arc<Caller>>,
 ) -> StatusCode {
-    let sender = state
-        .sessions
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner())
-        .get(session_id)
-        .cloned();
+    let sender = lock(&state.sessions).get(session_id).cloned();
     let Some(sender) = sender else {
         return StatusCode::NOT_FOUND;
     };

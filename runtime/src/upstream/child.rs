@@ -23,6 +23,7 @@ use tokio::process::ChildStdout;
 use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::sync::lock;
 use crate::upstream::lane::{self, Answer, Lane};
 use crate::upstream::replies::{Lines, MAX_LINE, Read, plain_reply, reply_id};
 use crate::upstream::stdin::StdinWriter;
@@ -269,7 +270,7 @@ fn lane_answer(text: &[u8]) -> Answer {
 
 impl ChildReport {
     fn push(&self, line: &str) {
-        let mut lines = self.tail.lock().unwrap_or_else(|p| p.into_inner());
+        let mut lines = lock(&self.tail);
         if lines.len() == TAIL_LINES {
             lines.pop_front();
         }
@@ -290,7 +291,7 @@ impl ChildReport {
             Some(status) => format!("; the process ended ({status})"),
             None => "; the process is still running".to_owned(),
         };
-        let lines = self.tail.lock().unwrap_or_else(|p| p.into_inner());
+        let lines = lock(&self.tail);
         if lines.is_empty() {
             why.push_str("; it wrote nothing to stderr");
         } else {

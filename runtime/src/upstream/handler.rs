@@ -27,6 +27,7 @@ use crate::context::CallContext;
 use crate::guards::strip;
 use crate::notify::LogLevel;
 use crate::spec::{ForwardedRequest, PinSpec};
+use crate::sync::lock;
 use crate::upstream::forward;
 use crate::upstream::updates::Updates;
 
@@ -83,7 +84,7 @@ impl Routes {
 
     /// The calls that asked for progress or logs.
     fn routed(&self) -> Vec<CallContext> {
-        self.lock().values().cloned().collect()
+        lock(&self.calls).values().cloned().collect()
     }
 
     /// Every call in flight (where requests are forwarded).
@@ -98,15 +99,11 @@ impl Routes {
         token: ProgressToken,
         context: CallContext,
     ) -> RouteGuard {
-        self.lock().insert(token.clone(), context);
+        lock(&self.calls).insert(token.clone(), context);
         RouteGuard {
             routes: Arc::clone(self),
             token,
         }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ProgressToken, CallContext>> {
-        lock(&self.calls)
     }
 
     /// Whether this second still has room for an upstream line in the server log.
@@ -119,12 +116,6 @@ impl Routes {
         }
         self.logged_in_second.fetch_add(1, Ordering::Relaxed) < SERVER_LOG_LINES_PER_SECOND
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A call's place among the calls in flight, removed on drop.
@@ -147,7 +138,7 @@ pub(crate) struct RouteGuard {
 
 impl Drop for RouteGuard {
     fn drop(&mut self) {
-        self.routes.lock().remove(&self.token);
+        lock(&self.routes.calls).remove(&self.token);
     }
 }
 
@@ -237,7 +228,10 @@ impl ClientHandler for UpstreamHandler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let Some(call) = self.routes.lock().get(&params.progress_token).cloned() else {
+        let Some(call) = lock(&self.routes.calls)
+            .get(&params.progress_token)
+            .cloned()
+        else {
             return;
         };
         // The call's notifier strips the message, keeps progress increasing and bounds the

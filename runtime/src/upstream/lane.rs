@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
 use rmcp::model::{
@@ -25,6 +25,7 @@ use rmcp::model::{
 use serde::Serialize;
 use tokio::sync::oneshot;
 
+use crate::sync::lock;
 use crate::upstream::stdin::StdinWriter;
 
 /// The first id the lane gives a request (2^40: beyond any id rmcp's 32-bit counter reaches,
@@ -168,12 +169,6 @@ impl Drop for Pending<'_> {
     fn drop(&mut self) {
         lock(&self.lane.waiting).calls.remove(&self.id);
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::skill_files::KeptSkill;
 use crate::spec::{EndpointSpec, OnDrift, PinKind, UpstreamProtocol, UpstreamSpec};
+use crate::sync::{read, write};
 use crate::upstream::connect::{Handle, connect};
 use crate::upstream::definitions;
 use crate::upstream::handler::{Routes, UpstreamHandler};
@@ -81,20 +82,20 @@ impl Link {
     }
 
     pub(crate) fn state(&self) -> LinkState {
-        self.state.read().unwrap_or_else(|p| p.into_inner()).clone()
+        read(&self.state).clone()
     }
 
     fn set_state(&self, state: LinkState) {
-        *self.state.write().unwrap_or_else(|p| p.into_inner()) = state;
+        *write(&self.state) = state;
     }
 
     pub(crate) fn pin(&self, index: usize) -> PinStatus {
-        self.pins.read().unwrap_or_else(|p| p.into_inner())[index].clone()
+        read(&self.pins)[index].clone()
     }
 
     /// Skill pin `index` as last kept.
     pub(crate) fn kept(&self, index: usize) -> Option<Arc<KeptSkill>> {
-        self.kept.read().unwrap_or_else(|p| p.into_inner())[index].clone()
+        read(&self.kept)[index].clone()
     }
 
     /// Waits until at least one connection attempt has finished.
@@ -108,10 +109,10 @@ impl Link {
     /// is logged with both digests, every recovery too.
     pub(crate) async fn check_pins(&self, peer: &Peer<RoleClient>) {
         let live = definitions::live(self.spec.name, peer, &self.kinds, self.spec.timeout_ms).await;
-        let previous = self.pins.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let previous = read(&self.pins).clone();
         let mut statuses = compare(self.spec.pins, &live, &previous);
         self.keep_skills(peer, &live, &mut statuses).await;
-        let mut pins = self.pins.write().unwrap_or_else(|p| p.into_inner());
+        let mut pins = write(&self.pins);
         // The kinds whose published list loses or regains an entry.
         let published_changed: Vec<PinKind> = if self.spec.on_drift == OnDrift::Drop {
             self.spec
@@ -195,8 +196,7 @@ impl Link {
             };
             match skills::keep(peer, entry, self.spec.timeout_ms).await {
                 Ok(kept) => {
-                    self.kept.write().unwrap_or_else(|p| p.into_inner())[index] =
-                        Some(Arc::new(kept));
+                    write(&self.kept)[index] = Some(Arc::new(kept));
                 }
                 Err(Unkept::Rewritten {
                     uri,

@@ -15,6 +15,7 @@ use rmcp::service::{Peer, RoleServer};
 use tokio::sync::Notify;
 
 use crate::spec::PinKind;
+use crate::sync::lock;
 
 /// The sessions to tell, the lists that changed since the last announcement, and the signal.
 #[derive(Default)]
@@ -27,7 +28,7 @@ pub(crate) struct Listing {
 impl Listing {
     /// Tells `peer` about every later change, until its session closes.
     pub(crate) fn watch(&self, peer: Peer<RoleServer>) {
-        let mut sessions = self.lock();
+        let mut sessions = lock(&self.sessions);
         sessions.retain(|session| !session.is_transport_closed());
         sessions.push(peer);
     }
@@ -35,10 +36,7 @@ impl Listing {
     /// Says the published list of `kind` changed (a change while the last is being announced
     /// is announced again afterwards).
     pub(crate) fn changed(&self, kind: PinKind) {
-        self.kinds
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .insert(kind);
+        lock(&self.kinds).insert(kind);
         self.changed.notify_one();
     }
 
@@ -47,16 +45,11 @@ impl Listing {
         loop {
             self.changed.notified().await;
             let sessions = {
-                let mut sessions = self.lock();
+                let mut sessions = lock(&self.sessions);
                 sessions.retain(|session| !session.is_transport_closed());
                 sessions.clone()
             };
-            let kinds = std::mem::take(
-                &mut *self
-                    .kinds
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
-            );
+            let kinds = std::mem::take(&mut *lock(&self.kinds));
             // Resources, templates and skills (whose files are resources) share one
             // notification.
             let notifications: BTreeSet<&str> = kinds
@@ -85,11 +78,5 @@ impl Listing {
                 }
             }
         }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

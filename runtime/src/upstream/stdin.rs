@@ -14,12 +14,14 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use tokio::io::AsyncWrite;
 use tokio::process::ChildStdin;
 use tokio::sync::Notify;
+
+use crate::sync::lock;
 
 /// Bytes waiting for a child that does not read its stdin, at most: past them a message is
 /// refused rather than queued without bound.
@@ -76,7 +78,7 @@ impl StdinWriter {
     /// for the flushing task); refused once the pipe has failed or closed, or when
     /// [`MAX_BACKLOG`] bytes already wait.
     pub(crate) fn write(self: &Arc<Self>, line: &[u8]) -> io::Result<()> {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         if let Some((kind, why)) = &state.failed {
             return Err(io::Error::new(*kind, why.clone()));
         }
@@ -145,7 +147,7 @@ impl StdinWriter {
 
     /// The flushing task: writes the backlog as the pipe takes it, then tells the waiters.
     async fn flush(&self) {
-        std::future::poll_fn(|cx| self.lock().poll_backlog(cx)).await;
+        std::future::poll_fn(|cx| lock(&self.state).poll_backlog(cx)).await;
         self.flushed.notify_waiters();
     }
 
@@ -157,7 +159,7 @@ impl StdinWriter {
             tokio::pin!(flushed);
             flushed.as_mut().enable();
             {
-                let mut state = self.lock();
+                let mut state = lock(&self.state);
                 if !state.flushing {
                     state.stdin = None;
                     return;
@@ -165,12 +167,6 @@ impl StdinWriter {
             }
             flushed.await;
         }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -240,7 +236,7 @@ pub(crate) mod tests {
             writer.write(line.as_bytes()).unwrap();
         }
         assert!(
-            writer.lock().flushing,
+            lock(&writer.state).flushing,
             "the pipe filled, so the rest waits for the flushing task"
         );
         let expected: String = lines.concat();
@@ -253,7 +249,7 @@ pub(crate) mod tests {
         }
         assert_eq!(String::from_utf8(read).unwrap(), expected);
         writer.close().await;
-        assert!(writer.lock().backlog.is_empty());
+        assert!(lock(&writer.state).backlog.is_empty());
     }
 
     #[tokio::test]
@@ -268,10 +264,10 @@ pub(crate) mod tests {
                 format!("alone {n}")
             );
         }
-        assert_eq!(writer.lock().writes, u64::from(PROBE_EVERY) + 1);
+        assert_eq!(lock(&writer.state).writes, u64::from(PROBE_EVERY) + 1);
         // Ten tasks made ready together: the batch the first opens holds the other nine.
-        writer.lock().company = true;
-        let before = writer.lock().writes;
+        lock(&writer.state).company = true;
+        let before = lock(&writer.state).writes;
         let sending: Vec<_> = (0..10)
             .map(|n| {
                 let writer = Arc::clone(&writer);
@@ -287,16 +283,16 @@ pub(crate) mod tests {
                 format!("together {n}")
             );
         }
-        assert_eq!(writer.lock().writes, before + 1);
-        assert!(writer.lock().company);
+        assert_eq!(lock(&writer.state).writes, before + 1);
+        assert!(lock(&writer.state).company);
         // The next message opens a batch too, which, holding only it, ends the company: the
         // one after is written at once, before `write` returns.
         writer.write(b"next\n").unwrap();
         assert_eq!(lines.next_line().await.unwrap().unwrap(), "next");
-        assert!(!writer.lock().company);
+        assert!(!lock(&writer.state).company);
         writer.write(b"last\n").unwrap();
-        assert_eq!(writer.lock().writes, before + 3);
-        assert!(!writer.lock().flushing);
+        assert_eq!(lock(&writer.state).writes, before + 3);
+        assert!(!lock(&writer.state).flushing);
     }
 
     #[tokio::test]
@@ -308,7 +304,7 @@ pub(crate) mod tests {
             .find_map(Result::err)
             .expect("a write past the bound is refused");
         assert_eq!(refused.kind(), io::ErrorKind::WouldBlock);
-        assert!(writer.lock().backlog.len() <= MAX_BACKLOG);
+        assert!(lock(&writer.state).backlog.len() <= MAX_BACKLOG);
     }
 
     #[tokio::test]

@@ -23,6 +23,7 @@ use tokio::time::Instant;
 
 use crate::guards::rate_limit::{SharedStore, StoreError};
 use crate::spec::{IdempotencySpec, RateLimitBackend, RateLimitStoreSpec};
+use crate::sync::lock;
 
 use self::record::Found;
 
@@ -151,7 +152,7 @@ impl IdempotencyStore {
     ) -> Result<Option<Found>, String> {
         let now = Instant::now();
         // A poisoned lock only means a call panicked holding it; each entry is whole.
-        let mut entries = entries.lock().unwrap_or_else(|poison| poison.into_inner());
+        let mut entries = lock(entries);
         if let Some(entry) = entries.get(key).filter(|entry| entry.until > now) {
             return Ok(Some(Found {
                 digest: entry.digest.clone(),
@@ -198,7 +199,7 @@ impl Reservation<'_> {
         self.finished = true;
         match (&self.store.keys, stored) {
             (Keys::Memory(entries), Some(stored)) => {
-                let mut entries = entries.lock().unwrap_or_else(|poison| poison.into_inner());
+                let mut entries = lock(entries);
                 if let Some(entry) = entries.get_mut(&self.key) {
                     entry.until = Instant::now() + self.store.window;
                     entry.state = State::Done(stored);
@@ -213,7 +214,7 @@ impl Reservation<'_> {
     fn release(&self) {
         match &self.store.keys {
             Keys::Memory(entries) => {
-                let mut entries = entries.lock().unwrap_or_else(|poison| poison.into_inner());
+                let mut entries = lock(entries);
                 if entries.get(&self.key).is_some_and(
                     |entry| matches!(&entry.state, State::Running(token) if *token == self.token),
                 ) {

@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::spec::TaskSpec;
+use crate::sync::lock;
 use crate::tasks::redis::wire::{Wire, payload_json, status_name};
 use crate::tasks::terms::AskError;
 
@@ -81,7 +82,7 @@ impl RedisHandle {
     /// Puts `request` to the client under `key` and waits for the answer the keeper takes.
     pub(crate) async fn ask(&self, key: &str, request: InputRequest) -> Result<Value, AskError> {
         let (answer, answered) = oneshot::channel();
-        self.waiting().insert(key.to_owned(), answer);
+        lock(&self.inner.waiting).insert(key.to_owned(), answer);
         let request = serde_json::to_string(&request).map_err(|_| AskError::Ended);
         let put: Result<i64, _> = match &request {
             Ok(request) => {
@@ -100,11 +101,11 @@ impl RedisHandle {
         match put {
             Ok(1) => answered.await.map_err(|_| AskError::Ended),
             Ok(2) => {
-                self.waiting().remove(key);
+                lock(&self.inner.waiting).remove(key);
                 Err(AskError::KeyUsed)
             }
             Ok(_) | Err(_) => {
-                self.waiting().remove(key);
+                lock(&self.inner.waiting).remove(key);
                 Err(AskError::Ended)
             }
         }
@@ -137,18 +138,6 @@ impl RedisHandle {
             }
         }
         self.inner.done.cancel();
-    }
-
-    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Value>>> {
-        self.inner.waiting()
-    }
-}
-
-impl Inner {
-    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Value>>> {
-        self.waiting
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
     }
 }
 
@@ -187,7 +176,7 @@ async fn keep(task: Weak<Inner>, every: Duration) {
         let status = reply.next().unwrap_or_default();
         while let (Some(key), Some(answer)) = (reply.next(), reply.next()) {
             let answer = serde_json::from_str(&answer).unwrap_or(Value::Null);
-            if let Some(waiting) = inner.waiting().remove(&key) {
+            if let Some(waiting) = lock(&inner.waiting).remove(&key) {
                 // The body may have stopped meanwhile; then nobody waits for it.
                 let _ = waiting.send(answer);
             }
@@ -199,7 +188,7 @@ async fn keep(task: Weak<Inner>, every: Duration) {
                     inner.cancelled.store(true, Ordering::Release);
                 }
                 inner.cancellation.cancel();
-                inner.waiting().clear();
+                lock(&inner.waiting).clear();
                 return;
             }
         }

@@ -15,11 +15,12 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::sync::lock;
 use crate::transport::head_timer::Reads;
 
 /// Set in [`Connection::state`] once the connection was closed for another.
@@ -98,16 +99,11 @@ impl Connections {
         u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    fn open(&self) -> MutexGuard<'_, Open> {
-        // A panic while holding the lock leaves the map whole (every change is one call).
-        self.open.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// A place for a connection just accepted, whose reads `reads` counts: a free one, or
     /// the place of the connection idle longest, which is told to close; `None` when every
     /// connection has a request in flight.
     pub(crate) fn admit(self: &Arc<Self>, reads: Reads) -> Option<Place> {
-        let mut open = self.open();
+        let mut open = lock(&self.open);
         if open.all.len() >= self.limit && !open.evict_one() {
             return None;
         }
@@ -139,7 +135,7 @@ impl Connections {
     /// How many connections hold a place.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.open().all.len()
+        lock(&self.open).all.len()
     }
 }
 
@@ -226,7 +222,7 @@ impl Drop for Place {
             connections,
             connection,
         } = &self.requests;
-        connections.open().all.remove(&connection.id);
+        lock(&connections.open).all.remove(&connection.id);
     }
 }
 
