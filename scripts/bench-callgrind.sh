@@ -5,7 +5,8 @@
 # the same through rmcp's stateless service, `serve --rmcp-stateless`; bare-transport: the
 # bare tool behind the harness's HTTP layer; bare: plain rmcp; floor: bench-bare --floor, one
 # hand-rolled axum route and no MCP library; gateway: bench/gateway in front of bench-bare over
-# stdio, its own process only) in stateless JSON mode, it
+# stdio, its own process only; gateway-http: the same gateway in front of bench-bare over
+# streamable HTTP, started beside it outside valgrind) in stateless JSON mode, it
 # counts the whole
 # process's instructions for WARM calls and for WARM+CALLS calls over one keep-alive
 # connection, and reports (difference / CALLS): start-up and shutdown cancel out.
@@ -39,7 +40,7 @@ echo "== building the benchmark servers (release, with line tables for symbols)"
 export CARGO_TARGET_DIR=target/callgrind-build
 CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release --locked --quiet -p harness-bench --bins
 case " $servers " in
-*" gateway "*)
+*" gateway "* | *" gateway-http "*)
     CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release --locked --quiet \
         -p bench-gateway --bin bench-gateway
     ;;
@@ -48,13 +49,14 @@ bin=$(pwd -P)/$CARGO_TARGET_DIR/release
 # The gateway finds its upstream, bench-bare, on PATH (bench/gateway/harness.toml).
 export PATH="$bin:$PATH"
 
-# calls N: N sequential stateless tools/call of `echo` over one keep-alive connection.
+# calls N [TOOL]: N sequential stateless tools/call of TOOL (`echo`) over one keep-alive
+# connection.
 calls_client() {
-    python3 - "$port" "$1" <<'PY'
+    python3 - "$port" "$1" "${2:-echo}" <<'PY'
 import http.client, json, sys, time
-port, count = int(sys.argv[1]), int(sys.argv[2])
+port, count, tool = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "echo", "arguments": {"message": "hello"}}})
+                   "params": {"name": tool, "arguments": {"message": "hello"}}})
 headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
            "MCP-Protocol-Version": "2025-11-25"}
 deadline = time.monotonic() + 120
@@ -78,10 +80,11 @@ for _ in range(count):
 PY
 }
 
+upstream_pid=""
 # run SERVER N -> total instructions of the server process for N calls.
 run() {
     local name=$1 count=$2 file="$out/callgrind.$1.$2.out"
-    local command
+    local command tool=echo
     case $name in
     harness) command=("$bin/bench-harness" serve --transport streamable-http --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless) ;;
     harness-rmcp) command=("$bin/bench-harness" serve --transport streamable-http --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless --rmcp-stateless) ;;
@@ -90,15 +93,27 @@ run() {
     floor) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --floor --stateless) ;;
     # Only the gateway's own process is counted: its upstream child runs outside valgrind.
     gateway) command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless) ;;
+    # Its upstream on the port bench/gateway/harness.toml names, outside valgrind.
+    gateway-http)
+        command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --audit-path "$out/audit.jsonl" --stateless)
+        tool=echo_http
+        "$bin/bench-bare" http --bind 127.0.0.1:8796 --stateless >"$out/upstream.log" 2>&1 &
+        upstream_pid=$!
+        ;;
     *) echo "unknown server $name" >&2; exit 2 ;;
     esac
     rm -f "$out/audit.jsonl"
     valgrind --tool=callgrind --callgrind-out-file="$file" --dump-instr=no \
         "${command[@]}" >"$out/server.log" 2>&1 &
     local pid=$!
-    calls_client "$count" || { kill "$pid"; cat "$out/server.log" >&2; exit 1; }
+    calls_client "$count" "$tool" || { kill "$pid"; cat "$out/server.log" >&2; exit 1; }
     kill -TERM "$pid"
     wait "$pid" || true
+    if [ -n "$upstream_pid" ]; then
+        kill "$upstream_pid"
+        wait "$upstream_pid" || true
+        upstream_pid=""
+    fi
     # awk reads to the end: stopping early would end callgrind_annotate with SIGPIPE.
     callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ && !total {gsub(",", "", $1); total = $1} END {print total}'
 }

@@ -24,7 +24,7 @@ use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::sync::lock;
-use crate::upstream::lane::{self, Answer, Lane};
+use crate::upstream::lane::{self, Answer, PipeLane};
 use crate::upstream::replies::{Lines, MAX_LINE, Read, plain_reply, reply_id};
 use crate::upstream::stdin::StdinWriter;
 
@@ -50,7 +50,7 @@ pub(crate) struct ChildTransport {
     /// rmcp's reader of the lines passed on (its writer is never used).
     pipes: AsyncRwTransport<RoleClient, DuplexStream, Sink>,
     writer: Arc<StdinWriter>,
-    lane: Arc<Lane>,
+    lane: Arc<PipeLane>,
     stdout: Lines<ChildStdout>,
     /// Where the lines rmcp decodes go; `None` once the child's stdout has ended (rmcp's
     /// reader then sees the end after the lines it has).
@@ -116,7 +116,7 @@ pub(crate) fn spawn(
     let writer = Arc::new(StdinWriter::new(stdin));
     let transport = ChildTransport {
         pipes: AsyncRwTransport::new(rmcp_reads, tokio::io::sink()),
-        lane: Arc::new(Lane::new(Arc::clone(&writer))),
+        lane: Arc::new(PipeLane::new(Arc::clone(&writer))),
         writer,
         stdout: Lines::new(stdout),
         passed_on: Some(passed_on),
@@ -168,7 +168,7 @@ fn kill_group(_leader: Option<u32>) {}
 
 impl ChildTransport {
     /// The connection's direct lane (which it answers while rmcp reads it).
-    pub(crate) fn lane(&self) -> Arc<Lane> {
+    pub(crate) fn lane(&self) -> Arc<PipeLane> {
         Arc::clone(&self.lane)
     }
 }

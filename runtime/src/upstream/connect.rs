@@ -1,17 +1,15 @@
 //! Opening one connection to an upstream: a child process with only the environment the
 //! manifest allows, or a streamable HTTP client whose headers come from named variables;
 //! then MCP's `initialize` (2025-11-25) or `server/discover` (2026-07-28), within the
-//! upstream's time limit.
+//! upstream's time limit. A connection that made the `initialize` handshake gets its
+//! transport's direct lane.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
-use rmcp::transport::streamable_http_client::{
-    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
-};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use crate::spec::{EndpointSpec, UpstreamProtocol, UpstreamSpec};
 use crate::upstream::handler::UpstreamHandler;
@@ -20,11 +18,11 @@ use crate::upstream::lane::Lane;
 /// rmcp's client service over an upstream's transport.
 pub(crate) type Connection = RunningService<RoleClient, UpstreamHandler>;
 
-/// A live connection, and its direct lane where it has one: a stdio upstream whose protocol
-/// has an `initialize` handshake (crate::upstream::lane).
+/// A live connection, and its direct lane where it has one: an upstream whose protocol has an
+/// `initialize` handshake (crate::upstream::lane).
 pub(crate) struct Connected {
     pub(crate) service: Connection,
-    pub(crate) lane: Option<Arc<Lane>>,
+    pub(crate) lane: Option<Lane>,
 }
 
 /// What a request to a connected upstream goes through: rmcp's peer, and the direct lane of a
@@ -32,7 +30,7 @@ pub(crate) struct Connected {
 #[derive(Clone)]
 pub(crate) struct Handle {
     pub(crate) peer: Peer<RoleClient>,
-    pub(crate) lane: Option<Arc<Lane>>,
+    pub(crate) lane: Option<Lane>,
 }
 
 impl std::fmt::Debug for Handle {
@@ -101,14 +99,8 @@ pub(crate) async fn connect(
                 let lane = transport.lane();
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
                     Ok(service) => {
-                        let handshake = service
-                            .peer()
-                            .peer_info()
-                            .is_some_and(|info| info.protocol_version.has_initialize());
-                        Ok(Connected {
-                            service,
-                            lane: handshake.then_some(lane),
-                        })
+                        let lane = has_handshake(&service).then_some(Lane::Pipe(lane));
+                        Ok(Connected { service, lane })
                     }
                     Err(error) => Err(ConnectError::Initialize(format!(
                         "{error}{}",
@@ -125,12 +117,14 @@ pub(crate) async fn connect(
                 // roots and the manifest's `ca_file`.
                 let client = crate::http_client::client(ca_pem)
                     .map_err(|error| ConnectError::Client(error.to_string()))?;
-                let transport = http(url, headers, client.clone())?;
+                let transport =
+                    crate::upstream::remote::open(client.clone(), config(url, headers)?);
+                let lane = transport.lane();
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
-                    Ok(service) => Ok(Connected {
-                        service,
-                        lane: None,
-                    }),
+                    Ok(service) => {
+                        let lane = has_handshake(&service).then_some(Lane::Post(lane));
+                        Ok(Connected { service, lane })
+                    }
                     Err(error) => Err(ConnectError::Initialize(format!(
                         "{error}{}",
                         why_unreachable(&client, url).await
@@ -169,13 +163,20 @@ async fn why_unreachable(client: &reqwest::Client, url: &str) -> String {
     }
 }
 
-/// The streamable HTTP client, with each manifest header's value read from its variable now
-/// (a rotated secret is picked up on reconnect).
-fn http(
+/// Whether the connection's protocol has an `initialize` handshake, which a lane needs.
+fn has_handshake(service: &Connection) -> bool {
+    service
+        .peer()
+        .peer_info()
+        .is_some_and(|info| info.protocol_version.has_initialize())
+}
+
+/// The streamable HTTP client's settings, with each manifest header's value read from its
+/// variable now (a rotated secret is picked up on reconnect).
+fn config(
     url: &'static str,
     headers: &'static [(&'static str, &'static str)],
-    client: reqwest::Client,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectError> {
+) -> Result<StreamableHttpClientTransportConfig, ConnectError> {
     let mut custom = HashMap::new();
     for &(header, variable) in headers {
         let value = std::env::var(variable).map_err(|_| ConnectError::Header {
@@ -195,6 +196,5 @@ fn http(
         value.set_sensitive(true);
         custom.insert(name, value);
     }
-    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok(StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom))
 }

@@ -14,6 +14,7 @@ mod lane;
 mod link;
 mod listing;
 mod pins;
+mod remote;
 mod replies;
 mod reply;
 mod request;

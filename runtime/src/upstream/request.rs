@@ -40,8 +40,10 @@ pub(crate) async fn call_tool(
 ) -> Result<CallToolResponse, ServiceError> {
     let _in_flight = routes.enter(context);
     let routed = context.wants_progress() || context.log_level().is_some();
-    if let Some(lane) = &handle.lane {
-        return on_lane(lane, &handle.peer, routes, params, context, routed).await;
+    if let Some(lane) = &handle.lane
+        && let Some(answer) = on_lane(lane, &handle.peer, routes, params, context, routed).await
+    {
+        return answer;
     }
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
     let mut options = PeerRequestOptions::no_options();
@@ -59,7 +61,8 @@ pub(crate) async fn call_tool(
     response_of(answer?)
 }
 
-/// The call on the connection's direct lane.
+/// The call on the connection's direct lane; `None` when it must go through rmcp instead
+/// (crate::upstream::lane::PostLane::call).
 async fn on_lane(
     lane: &Lane,
     peer: &Peer<RoleClient>,
@@ -67,7 +70,7 @@ async fn on_lane(
     params: &CallToolRequestParams,
     context: &CallContext,
     routed: bool,
-) -> Result<CallToolResponse, ServiceError> {
+) -> Option<Result<CallToolResponse, ServiceError>> {
     let id = lane.next_id();
     let mut params = Cow::Borrowed(params);
     let _route = routed.then(|| {
@@ -79,11 +82,29 @@ async fn on_lane(
             .set_progress_token(token.clone());
         routes.register(token, context.clone())
     });
-    let mut pending = lane.call(id, &params)?;
-    let mut abandoned = cancel_when_abandoned(peer, pending.id());
-    let answer = pending.answered().await;
-    abandoned.disarm();
-    response_of(answer?)
+    let answer = match lane {
+        Lane::Pipe(lane) => {
+            // Not armed before the line is written: a call that could not be written was not
+            // sent.
+            let mut pending = match lane.call(id, &params) {
+                Ok(pending) => pending,
+                Err(error) => return Some(Err(error)),
+            };
+            let mut abandoned = cancel_when_abandoned(peer, pending.id());
+            let answer = pending.answered().await;
+            abandoned.disarm();
+            answer
+        }
+        Lane::Post(lane) => {
+            // Armed before the POST: the upstream may be running the call before the response
+            // begins.
+            let mut abandoned = cancel_when_abandoned(peer, RequestId::Number(id));
+            let answer = lane.call(id, &params).await;
+            abandoned.disarm();
+            answer?
+        }
+    };
+    Some(answer.and_then(response_of))
 }
 
 /// A call's answer as the response it is.

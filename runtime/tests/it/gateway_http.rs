@@ -5,6 +5,8 @@
 //! https upstream under a private CA is trusted only through the manifest's `ca_file`, and a
 //! prompt changed since it was pinned is refused as drift.
 
+mod lane;
+
 use crate::common;
 
 use common::upstream::{self, mcp_router};
@@ -33,7 +35,8 @@ use tokio_util::sync::CancellationToken;
 
 use harness_test_support::tls;
 
-/// One tool, `headers`, answering with the request headers the upstream received.
+/// One tool, `headers`, answering with the request headers the upstream received and the
+/// request's id.
 #[derive(Clone)]
 struct HeaderEcho;
 
@@ -72,7 +75,7 @@ impl ServerHandler for HeaderEcho {
             .iter()
             .map(|(name, value)| (name.to_string(), json!(value.to_str().unwrap_or("?"))))
             .collect();
-        Ok(CallToolResult::structured(json!({ "headers": headers })).into())
+        Ok(CallToolResult::structured(json!({ "headers": headers, "id": context.id })).into())
     }
 }
 
@@ -133,6 +136,16 @@ async fn headers_come_from_their_variables_and_nothing_else_is_forwarded() {
     let headers = &reply["headers"];
     assert_eq!(headers["x-upstream-key"], "harness-runtime", "{headers}");
     assert!(headers.get("authorization").is_none(), "{headers}");
+    // The call went on the direct lane (its ids start at 2^40, rmcp's at 0), with the
+    // session and protocol version rmcp's client negotiated.
+    assert!(reply["id"].as_i64().unwrap() >= 1 << 40, "{reply}");
+    assert_eq!(headers["mcp-protocol-version"], "2025-11-25", "{headers}");
+    assert!(
+        headers["mcp-session-id"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty()),
+        "{headers}"
+    );
 }
 
 /// The gateway behind the HTTP edge as a generated gateway serves it (a bearer token

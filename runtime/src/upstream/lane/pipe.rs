@@ -1,45 +1,25 @@
 //! The direct lane to a stdio upstream: a `tools/call` written to the child's stdin by the
 //! task that makes it, and its reply handed straight back by the reader of the child's
-//! stdout, beside rmcp's client service rather than through it.
-//!
-//! Through rmcp a call was a message to its service task, a task spawned to write it, and the
-//! service task again to match the reply: about a fifth of the gateway's instructions a call
-//! (BENCHMARKS.md, section 2d). Everything else the connection carries (the handshake, lists,
-//! reads, notifications both ways, the upstream's own requests, cancellations) still goes
-//! through rmcp, and every byte to the child goes through one [`StdinWriter`], so lines never
-//! interleave. Lane ids start at [`FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so
-//! the two never meet; a lane call that wants progress or logs carries its id as its progress
-//! token.
-//!
-//! Only connections whose protocol has an `initialize` handshake (2025-11-25) use the lane: a
-//! later protocol puts the client's identity in every request's `_meta`, which rmcp keeps.
+//! stdout. Every byte to the child goes through one [`StdinWriter`], rmcp's sends included, so
+//! lines never interleave.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
-use rmcp::model::{
-    CallToolRequestParams, ErrorData, NumberOrString, ProgressToken, RequestId, ServerResult,
-};
+use rmcp::model::{CallToolRequestParams, ErrorData, RequestId};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
 use crate::sync::lock;
+use crate::upstream::lane::{Answer, Ids};
 use crate::upstream::stdin::StdinWriter;
 
-/// The first id the lane gives a request (2^40: beyond any id rmcp's 32-bit counter reaches,
-/// and exact in every JSON number reader, JavaScript's included).
-pub(crate) const FIRST_ID: i64 = 1 << 40;
-
-/// What a lane call's reply is, as rmcp's peer would give it.
-pub(crate) type Answer = Result<ServerResult, ServiceError>;
-
 /// One stdio connection's direct lane: its writer and the calls waiting for their replies.
-pub(crate) struct Lane {
+pub(crate) struct PipeLane {
+    pub(super) ids: Ids,
     writer: Arc<StdinWriter>,
     waiting: Mutex<Waiting>,
-    next_id: AtomicU64,
 }
 
 #[derive(Default)]
@@ -51,7 +31,7 @@ struct Waiting {
 
 /// A call's place among those waiting, taken out when it is dropped (answered or abandoned).
 pub(crate) struct Pending<'a> {
-    lane: &'a Lane,
+    lane: &'a PipeLane,
     id: i64,
     answer: oneshot::Receiver<Answer>,
 }
@@ -65,23 +45,17 @@ struct CallLine<'a> {
     params: &'a CallToolRequestParams,
 }
 
-impl Lane {
+impl PipeLane {
     /// The lane over `writer`, which rmcp's sends share.
     pub(crate) fn new(writer: Arc<StdinWriter>) -> Self {
         Self {
+            ids: Ids::default(),
             writer,
             waiting: Mutex::default(),
-            next_id: AtomicU64::new(0),
         }
     }
 
-    /// The id of the next call.
-    pub(crate) fn next_id(&self) -> i64 {
-        let sequence = self.next_id.fetch_add(1, Ordering::Relaxed);
-        FIRST_ID.saturating_add(i64::try_from(sequence).unwrap_or(i64::MAX))
-    }
-
-    /// Writes `params` as `tools/call` number `id` (from [`Lane::next_id`]); the reply comes
+    /// Writes `params` as `tools/call` number `id` (from [`super::Lane::next_id`]); the reply comes
     /// to the returned [`Pending`].
     pub(crate) fn call(
         &self,
@@ -120,7 +94,7 @@ impl Lane {
         Ok(pending)
     }
 
-    /// Hands `answer` to the call waiting for `id` (a lane id, [`is_lane_id`]); the answer to
+    /// Hands `answer` to the call waiting for `id` (a lane id, [`super::is_lane_id`]); the answer to
     /// a call no longer waiting (abandoned) is dropped.
     pub(crate) fn answer(&self, id: &RequestId, answer: Answer) {
         let RequestId::Number(id) = id else {
@@ -139,16 +113,6 @@ impl Lane {
         waiting.closed = true;
         waiting.calls.clear();
     }
-}
-
-/// The progress token of lane call `id`: its id.
-pub(crate) fn progress_token(id: i64) -> ProgressToken {
-    ProgressToken(NumberOrString::Number(id))
-}
-
-/// Whether `id` is one the lane gives (otherwise the message is rmcp's).
-pub(crate) fn is_lane_id(id: &RequestId) -> bool {
-    matches!(id, RequestId::Number(id) if *id >= FIRST_ID)
 }
 
 impl Pending<'_> {
@@ -175,11 +139,13 @@ impl Drop for Pending<'_> {
 mod tests {
     use rmcp::model::{
         CallToolRequest, CallToolResult, ClientJsonRpcMessage, ClientRequest, ContentBlock,
+        ServerResult,
     };
     use serde_json::{Value, json};
     use tokio::io::{AsyncBufReadExt, BufReader};
 
     use super::*;
+    use crate::upstream::lane::{FIRST_ID, is_lane_id, progress_token};
     use crate::upstream::stdin::tests::cat;
 
     fn params() -> CallToolRequestParams {
@@ -190,16 +156,16 @@ mod tests {
     #[tokio::test]
     async fn a_call_is_written_as_rmcp_writes_it_with_its_progress_token() {
         let (_child, writer, stdout) = cat();
-        let lane = Lane::new(writer);
+        let lane = PipeLane::new(writer);
         let mut lines = BufReader::new(stdout).lines();
-        let id = lane.next_id();
+        let id = lane.ids.next();
         let mut with_token = params();
         with_token
             .meta
             .get_or_insert_with(Default::default)
             .set_progress_token(progress_token(id));
         for sent in [params(), with_token] {
-            let id = lane.next_id();
+            let id = lane.ids.next();
             let _pending = lane.call(id, &sent).unwrap();
             let line = lines.next_line().await.unwrap().unwrap();
             let written: Value = serde_json::from_str(&line).unwrap();
@@ -215,8 +181,8 @@ mod tests {
     #[tokio::test]
     async fn each_reply_reaches_its_own_call_and_a_dropped_call_is_forgotten() {
         let (_child, writer, _stdout) = cat();
-        let lane = Lane::new(writer);
-        let (first, second, dropped) = (lane.next_id(), lane.next_id(), lane.next_id());
+        let lane = PipeLane::new(writer);
+        let (first, second, dropped) = (lane.ids.next(), lane.ids.next(), lane.ids.next());
         let mut one = lane.call(first, &params()).unwrap();
         let mut two = lane.call(second, &params()).unwrap();
         drop(lane.call(dropped, &params()).unwrap());
@@ -244,15 +210,15 @@ mod tests {
     #[tokio::test]
     async fn calls_fail_once_the_upstream_has_closed() {
         let (_child, writer, _stdout) = cat();
-        let lane = Lane::new(writer);
-        let mut waiting = lane.call(lane.next_id(), &params()).unwrap();
+        let lane = PipeLane::new(writer);
+        let mut waiting = lane.call(lane.ids.next(), &params()).unwrap();
         lane.close();
         assert!(matches!(
             waiting.answered().await,
             Err(ServiceError::TransportClosed)
         ));
         assert!(matches!(
-            lane.call(lane.next_id(), &params()),
+            lane.call(lane.ids.next(), &params()),
             Err(ServiceError::TransportClosed)
         ));
     }
