@@ -12,12 +12,12 @@ use serde::Serialize;
 use tokio::sync::oneshot;
 
 use crate::sync::lock;
-use crate::upstream::lane::{Answer, Ids};
+use crate::upstream::lane::ids::{Answer, Ids};
 use crate::upstream::stdin::StdinWriter;
 
 /// One stdio connection's direct lane: its writer and the calls waiting for their replies.
 pub(crate) struct PipeLane {
-    pub(super) ids: Ids,
+    pub(in crate::upstream::lane) ids: Ids,
     writer: Arc<StdinWriter>,
     waiting: Mutex<Waiting>,
 }
@@ -55,7 +55,7 @@ impl PipeLane {
         }
     }
 
-    /// Writes `params` as `tools/call` number `id` (from [`super::Lane::next_id`]); the reply comes
+    /// Writes `params` as `tools/call` number `id` (from [`Lane::next_id`](crate::upstream::lane::Lane::next_id)); the reply comes
     /// to the returned [`Pending`].
     pub(crate) fn call(
         &self,
@@ -94,7 +94,7 @@ impl PipeLane {
         Ok(pending)
     }
 
-    /// Hands `answer` to the call waiting for `id` (a lane id, [`super::is_lane_id`]); the answer to
+    /// Hands `answer` to the call waiting for `id` (a lane id, [`is_lane_id`](crate::upstream::lane::is_lane_id)); the answer to
     /// a call no longer waiting (abandoned) is dropped.
     pub(crate) fn answer(&self, id: &RequestId, answer: Answer) {
         let RequestId::Number(id) = id else {
@@ -145,7 +145,7 @@ mod tests {
     use tokio::io::{AsyncBufReadExt, BufReader};
 
     use super::*;
-    use crate::upstream::lane::{FIRST_ID, is_lane_id, progress_token};
+    use crate::upstream::lane::ids::{FIRST_ID, is_lane_id, progress_token};
     use crate::upstream::stdin::tests::cat;
 
     fn params() -> CallToolRequestParams {

@@ -33,7 +33,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::sync::lock;
-use crate::upstream::lane::{Answer, Ids};
+use crate::upstream::lane::ids::{Answer, Ids};
 use crate::upstream::replies::reply_id;
 
 /// Resumptions of a call's event stream in a row with no event between them; then the call
@@ -83,7 +83,7 @@ pub(crate) type Inbound = mpsc::Receiver<ServerJsonRpcMessage>;
 
 /// One streamable HTTP connection's direct lane.
 pub(crate) struct PostLane {
-    pub(super) ids: Ids,
+    pub(in crate::upstream::lane) ids: Ids,
     client: reqwest::Client,
     uri: Arc<str>,
     last_sent: Arc<LastSent>,
@@ -111,7 +111,7 @@ impl PostLane {
         (lane, messages)
     }
 
-    /// Sends `params` as `tools/call` number `id` (from [`super::Lane::next_id`]) and waits
+    /// Sends `params` as `tools/call` number `id` (from [`Lane::next_id`](crate::upstream::lane::Lane::next_id)) and waits
     /// for its answer. `None` when the call must go through rmcp instead, unsent or unread:
     /// rmcp's client has sent nothing since `initialize` yet, or the upstream no longer knows
     /// the session (rmcp opens a new one).
