@@ -102,11 +102,8 @@ impl RecordingClient {
         let initialize = matches!(message, ClientJsonRpcMessage::Request(request)
             if matches!(request.request, ClientRequest::InitializeRequest(_)));
         if !initialize {
-            self.last_sent.record(Posting {
-                session_id: session_id.cloned(),
-                headers: headers.clone(),
-                limits,
-            });
+            self.last_sent
+                .record(Posting::new(session_id.cloned(), headers.clone(), limits));
         }
     }
 }

@@ -12,18 +12,19 @@
 //!   the session and headers rmcp's client last sent, and the answer read from that POST's own
 //!   response.
 //!
-//! Lane ids start at [`ids::FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so the two never
+//! Lane ids start at [`call::FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so the two never
 //! meet; a lane call that wants progress or logs carries its id as its progress token. Only
 //! connections whose protocol has an `initialize` handshake (2025-11-25) use a lane: a later
 //! protocol puts the client's identity in every request's `_meta`, which rmcp keeps.
 
-mod ids;
+mod call;
+mod events;
 mod pipe;
 mod post;
 
 use std::sync::Arc;
 
-pub(crate) use ids::{Answer, is_lane_id, progress_token};
+pub(crate) use call::{Answer, is_lane_id, progress_token};
 pub(crate) use pipe::PipeLane;
 pub(crate) use post::{Inbound, LastSent, PostLane, Posting};
 

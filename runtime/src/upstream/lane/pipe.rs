@@ -7,12 +7,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
-use rmcp::model::{CallToolRequestParams, ErrorData, RequestId};
-use serde::Serialize;
+use rmcp::model::{CallToolRequestParams, RequestId};
 use tokio::sync::oneshot;
 
 use crate::sync::lock;
-use crate::upstream::lane::ids::{Answer, Ids};
+use crate::upstream::lane::call::{self, Answer, Ids};
 use crate::upstream::stdin::StdinWriter;
 
 /// One stdio connection's direct lane: its writer and the calls waiting for their replies.
@@ -36,15 +35,6 @@ pub(crate) struct Pending<'a> {
     answer: oneshot::Receiver<Answer>,
 }
 
-/// A request line as rmcp writes one, for `tools/call`.
-#[derive(Serialize)]
-struct CallLine<'a> {
-    jsonrpc: &'static str,
-    id: i64,
-    method: &'static str,
-    params: &'a CallToolRequestParams,
-}
-
 impl PipeLane {
     /// The lane over `writer`, which rmcp's sends share.
     pub(crate) fn new(writer: Arc<StdinWriter>) -> Self {
@@ -62,16 +52,7 @@ impl PipeLane {
         id: i64,
         params: &CallToolRequestParams,
     ) -> Result<Pending<'_>, ServiceError> {
-        let mut line = Vec::with_capacity(256);
-        let request = CallLine {
-            jsonrpc: "2.0",
-            id,
-            method: "tools/call",
-            params,
-        };
-        serde_json::to_writer(&mut line, &request).map_err(|error| {
-            ServiceError::McpError(ErrorData::internal_error(error.to_string(), None))
-        })?;
+        let mut line = call::request(id, params, 1)?;
         line.push(b'\n');
         let (sender, answer) = oneshot::channel();
         {
@@ -145,7 +126,7 @@ mod tests {
     use tokio::io::{AsyncBufReadExt, BufReader};
 
     use super::*;
-    use crate::upstream::lane::ids::{FIRST_ID, is_lane_id, progress_token};
+    use crate::upstream::lane::call::{FIRST_ID, is_lane_id, progress_token};
     use crate::upstream::stdin::tests::cat;
 
     fn params() -> CallToolRequestParams {

@@ -2,12 +2,13 @@
 //! it, with the session id and headers rmcp's client last sent, and its answer read from that
 //! POST's own response.
 //!
-//! The POST goes through the very client code rmcp's worker uses (reqwest's
-//! `StreamableHttpClient`), so the request's headers, the response's checks and their size
-//! limits stay rmcp's; only the hops through rmcp's service task and worker loop are left
-//! out. What a call's event stream carries besides the answer (progress, logs, the upstream's
+//! The POST goes through the connection's own reqwest client (its pool, its TLS roots, no
+//! redirects) to a URL parsed once, and its response is held to the limits rmcp's client holds
+//! its own to (a JSON body's size, each event's size: `events.rs`). A plain result is decoded
+//! in one pass, as a stdio reply is (crate::upstream::replies); anything else as rmcp decodes
+//! it. What a call's event stream carries besides the answer (progress, logs, the upstream's
 //! own requests) is handed to rmcp's service as if its worker had read it
-//! (crate::upstream::remote). A stream that ends before the answer is resumed from its last
+//! (crate::upstream::remote). A stream that ends before the answer is resumed after its last
 //! event id, as the specification's resumability asks; a session the upstream no longer knows
 //! (404) is rmcp's to renew, so that call is sent again through rmcp.
 
@@ -17,24 +18,22 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use http::{HeaderName, HeaderValue};
+use http::header::{ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use rmcp::ServiceError;
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, RequestId,
-    ServerJsonRpcMessage,
-};
+use rmcp::model::{CallToolRequestParams, RequestId, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::DynamicTransportError;
-use rmcp::transport::common::client_side_sse::BoxedSseResponse;
-use rmcp::transport::streamable_http_client::{
-    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
-};
+use rmcp::transport::streamable_http_client::{StreamableHttpClient, StreamableHttpResponseLimits};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::sync::lock;
-use crate::upstream::lane::ids::{Answer, Ids};
-use crate::upstream::replies::reply_id;
+use crate::upstream::lane::call::{self, Answer, Ids};
+use crate::upstream::lane::events::{Events, events, json_body};
+use crate::upstream::replies::{plain_reply, reply_id};
+
+/// The header that carries the session id.
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// Resumptions of a call's event stream in a row with no event between them; then the call
 /// fails.
@@ -52,14 +51,49 @@ const INBOUND_CAPACITY: usize = 16;
 
 /// What rmcp's client sent with its last message after `initialize`; a lane call sends the
 /// same.
-#[derive(Clone)]
 pub(crate) struct Posting {
     /// The session the upstream gave, if any.
-    pub(crate) session_id: Option<Arc<str>>,
+    session_id: Option<Arc<str>>,
     /// The manifest's headers and the negotiated protocol version's.
-    pub(crate) headers: HashMap<HeaderName, HeaderValue>,
+    headers: HashMap<HeaderName, HeaderValue>,
     /// rmcp's limits on a response's size.
-    pub(crate) limits: StreamableHttpResponseLimits,
+    limits: StreamableHttpResponseLimits,
+    /// A call's headers, as rmcp's client sends a request's: `None` when the session id is
+    /// not a header value (then rmcp's client is left to fail as it does).
+    request_headers: Option<HeaderMap>,
+}
+
+impl Posting {
+    /// What rmcp's client sent a message with.
+    pub(crate) fn new(
+        session_id: Option<Arc<str>>,
+        headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Self {
+        let mut request_headers = HeaderMap::with_capacity(headers.len() + 3);
+        request_headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("text/event-stream, application/json"),
+        );
+        request_headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        for (name, value) in &headers {
+            request_headers.insert(name.clone(), value.clone());
+        }
+        let request_headers = match session_id.as_deref().map(HeaderValue::from_str) {
+            None => Some(request_headers),
+            Some(Ok(session)) => {
+                request_headers.insert(SESSION_ID, session);
+                Some(request_headers)
+            }
+            Some(Err(_)) => None,
+        };
+        Self {
+            session_id,
+            headers,
+            limits,
+            request_headers,
+        }
+    }
 }
 
 /// The latest [`Posting`]: recorded by the client rmcp sends through
@@ -86,6 +120,8 @@ pub(crate) struct PostLane {
     pub(in crate::upstream::lane) ids: Ids,
     client: reqwest::Client,
     uri: Arc<str>,
+    /// `uri` parsed once (reqwest would parse the text on every request).
+    url: Option<reqwest::Url>,
     last_sent: Arc<LastSent>,
     inbound: mpsc::Sender<ServerJsonRpcMessage>,
     closed: CancellationToken,
@@ -103,6 +139,7 @@ impl PostLane {
         let lane = Self {
             ids: Ids::default(),
             client,
+            url: reqwest::Url::parse(&uri).ok(),
             uri,
             last_sent,
             inbound,
@@ -136,37 +173,49 @@ impl PostLane {
         params: &CallToolRequestParams,
         posting: &Posting,
     ) -> Option<Answer> {
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-        let message = ClientJsonRpcMessage::request(request, RequestId::Number(id));
-        let response = self
+        let (Some(url), Some(headers)) = (&self.url, &posting.request_headers) else {
+            return None;
+        };
+        let body = match call::request(id, params, 0) {
+            Ok(body) => body,
+            Err(error) => return Some(Err(error)),
+        };
+        let sent = self
             .client
-            .post_message_with_response_limits(
-                Arc::clone(&self.uri),
-                message,
-                posting.session_id.clone(),
-                None,
-                posting.headers.clone(),
-                posting.limits,
-            )
+            .post(url.clone())
+            .headers(headers.clone())
+            .body(body)
+            .send()
             .await;
-        match response {
-            Ok(StreamableHttpPostResponse::Json(message, _)) => Some(match received(message, id) {
-                Received::Answer(answer) => answer,
-                Received::Other(_) => Err(ServiceError::UnexpectedResponse),
-            }),
-            Ok(StreamableHttpPostResponse::Sse(events, _)) => {
-                Some(self.follow(events, id, posting).await)
-            }
-            // Accepted (202) and anything rmcp may add: no answer to a request.
-            Ok(_) => Some(Err(ServiceError::UnexpectedResponse)),
-            Err(StreamableHttpError::SessionExpired) => None,
-            Err(error) => Some(Err(transport_error(error))),
+        let response = match sent {
+            Ok(response) => response,
+            Err(error) => return Some(Err(transport_error(error))),
+        };
+        let status = response.status();
+        if status == StatusCode::NOT_FOUND && posting.session_id.is_some() {
+            return None;
         }
+        let answer = match media_type(&response) {
+            Some(Media::EventStream) if status.is_success() => {
+                let events = events(response, posting.limits.max_sse_event_size);
+                self.follow(events, id, posting).await
+            }
+            Some(Media::Json)
+                if status != StatusCode::ACCEPTED && status != StatusCode::NO_CONTENT =>
+            {
+                match json_body(response, posting.limits.max_json_response_size).await {
+                    Ok(body) => answer_in(&body, id, status),
+                    Err(error) => Err(transport_error(error)),
+                }
+            }
+            _ => Err(transport_error(UnexpectedStatus(status))),
+        };
+        Some(answer)
     }
 
     /// Reads call `id`'s event stream to its answer, handing everything else to rmcp's
     /// service, and resumes it from its last event id when it ends first.
-    async fn follow(&self, mut events: BoxedSseResponse, id: i64, posting: &Posting) -> Answer {
+    async fn follow(&self, mut events: Events, id: i64, posting: &Posting) -> Answer {
         let mut last_event_id = None;
         let mut retry = DEFAULT_RETRY;
         let mut resumes = 0;
@@ -261,8 +310,55 @@ fn received(message: ServerJsonRpcMessage, id: i64) -> Received {
     }
 }
 
+/// Call `id`'s answer in a JSON body received with `status`: the plain result read in one
+/// pass, else any message as rmcp reads one (a JSON-RPC error is the call's, whatever the
+/// status).
+fn answer_in(body: &[u8], id: i64, status: StatusCode) -> Answer {
+    if status.is_success()
+        && let Some((reply_id, result)) = plain_reply(body)
+        && reply_id == RequestId::Number(id)
+    {
+        return Ok(ServerResult::CallToolResult(result));
+    }
+    match serde_json::from_slice::<ServerJsonRpcMessage>(body).map(|message| received(message, id))
+    {
+        Ok(Received::Answer(Err(error))) => Err(error),
+        Ok(Received::Answer(Ok(result))) if status.is_success() => Ok(result),
+        _ if !status.is_success() => Err(transport_error(UnexpectedStatus(status))),
+        Ok(Received::Answer(Ok(_)) | Received::Other(_)) => Err(ServiceError::UnexpectedResponse),
+        Err(error) => {
+            tracing::warn!(%error, "an upstream's reply to a call could not be read");
+            Err(ServiceError::UnexpectedResponse)
+        }
+    }
+}
+
+/// The two kinds of body a call's response may have.
+enum Media {
+    Json,
+    EventStream,
+}
+
+/// What kind of body `response` says it has (`application/json; charset=utf-8` is JSON).
+fn media_type(response: &reqwest::Response) -> Option<Media> {
+    let value = response.headers().get(CONTENT_TYPE)?.to_str().ok()?;
+    let essence = value.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        Some(Media::Json)
+    } else if essence.eq_ignore_ascii_case("text/event-stream") {
+        Some(Media::EventStream)
+    } else {
+        None
+    }
+}
+
+/// A response that holds no answer to a request.
+#[derive(Debug, thiserror::Error)]
+#[error("the upstream answered a call with HTTP {0} and no JSON-RPC reply")]
+struct UnexpectedStatus(StatusCode);
+
 /// A request that failed on its way, as rmcp's peer reports one.
-fn transport_error(error: StreamableHttpError<reqwest::Error>) -> ServiceError {
+fn transport_error(error: impl std::error::Error + Send + Sync + 'static) -> ServiceError {
     ServiceError::TransportSend(DynamicTransportError::from_parts(
         "streamable HTTP (direct lane)",
         TypeId::of::<PostLane>(),

@@ -1,8 +1,8 @@
 //! The direct lane to a streamable HTTP upstream (its calls' ids start at 2^40, rmcp's at 0,
 //! so the upstream's view of the id says which path a call took): progress on a call's event
 //! stream reaches the caller, a session the upstream forgot is renewed through rmcp and the
-//! lane goes on in the new one, a plain JSON answer is read, and an event stream that ends
-//! before its answer is resumed from its last event id.
+//! lane goes on in the new one, JSON answers and errors are read, and an event stream that
+//! ends before its answer is resumed after its last event id.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -88,10 +88,18 @@ async fn gateway(url: &str, tools: &[&'static str]) -> Upstreams {
     upstreams
 }
 
+/// Calls pinned tool `index`.
+async fn try_call(
+    upstreams: &Upstreams,
+    index: usize,
+) -> Result<Reply, harness_runtime::ToolError> {
+    let context = CallContext::new("tool", "mcp-00000000".into(), CancellationToken::new());
+    upstreams.call(0, index, json!({}), context).await
+}
+
 /// Calls pinned tool `index`; its structured reply.
 async fn call(upstreams: &Upstreams, index: usize) -> Value {
-    let context = CallContext::new("tool", "mcp-00000000".into(), CancellationToken::new());
-    match upstreams.call(0, index, json!({}), context).await {
+    match try_call(upstreams, index).await {
         Ok(Reply::Json(reply)) => reply,
         Ok(other) => panic!("not a JSON reply: {other:?}"),
         Err(error) => panic!("the call failed: {error:?}"),
@@ -240,7 +248,8 @@ async fn a_session_the_upstream_forgot_is_renewed_through_rmcp_and_the_lane_goes
 
 /// A hand-written upstream without sessions: `plain` answers with JSON; `resumed` answers
 /// with an event stream that holds only a priming event and ends, and gives its answer to the
-/// GET that resumes after that event.
+/// GET that resumes after that event; `refused` answers with a JSON-RPC error, `broken` with
+/// HTTP 500 and text.
 #[derive(Default)]
 struct Resumable {
     /// The call `resumed` is answering.
@@ -265,12 +274,24 @@ async fn resumable_post(State(state): State<Arc<Resumable>>, body: String) -> Re
         .into_response(),
         Some("tools/list") => {
             let tool = |name| json!({"name": name, "inputSchema": {"type": "object"}});
-            let tools = json!([tool("plain"), tool("resumed")]);
+            let tools = json!([
+                tool("plain"),
+                tool("resumed"),
+                tool("refused"),
+                tool("broken")
+            ]);
             axum::Json(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}}))
                 .into_response()
         }
         Some("tools/call") if body["params"]["name"] == "plain" => {
             axum::Json(tool_result(id)).into_response()
+        }
+        Some("tools/call") if body["params"]["name"] == "refused" => axum::Json(json!({
+            "jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "no such thing"},
+        }))
+        .into_response(),
+        Some("tools/call") if body["params"]["name"] == "broken" => {
+            (StatusCode::INTERNAL_SERVER_ERROR, "it broke").into_response()
         }
         Some("tools/call") => {
             *state.call_id.lock().unwrap() = Some(id.clone());
@@ -301,7 +322,8 @@ async fn resumable_get(State(state): State<Arc<Resumable>>, headers: HeaderMap) 
 }
 
 #[tokio::test]
-async fn a_json_answer_is_read_and_an_event_stream_ended_early_is_resumed_after_its_last_event() {
+async fn json_answers_and_errors_are_read_and_a_stream_ended_early_is_resumed_after_its_last_event()
+{
     let state = Arc::new(Resumable::default());
     let router = axum::Router::new()
         .route(
