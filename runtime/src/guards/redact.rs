@@ -28,9 +28,11 @@ use crate::spec::{GuardSpec, RedactPattern};
 use crate::sync::{read, write};
 
 mod kinds;
+mod starts;
 
 use self::kinds::BUILTINS;
 pub use self::kinds::KINDS;
+use self::starts::Starts;
 
 /// One alternative of a compiled alternation.
 struct Rule {
@@ -55,6 +57,8 @@ struct Alternation {
     /// The fewest bytes a match takes: a shorter text (a key, a word, a number) is not
     /// scanned at all, where a scan of five bytes costs as much as one of five hundred.
     shortest_match: usize,
+    /// The bytes a match starts with, which a short text must hold for the regex to run.
+    starts: Option<Starts>,
     rules: Vec<Rule>,
 }
 
@@ -87,6 +91,7 @@ impl Alternation {
         Ok(Self {
             regex: Regex::new(&alternation)?,
             shortest_match: shortest_match(&alternation),
+            starts: Starts::of(&alternation),
             rules,
         })
     }
@@ -95,7 +100,13 @@ impl Alternation {
     fn replace<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
         // Most text holds no secret: a match test needs no capture slots, which for an
         // alternation of every kind cost more than the scan itself.
-        if text.len() < self.shortest_match || !self.regex.is_match(text) {
+        if text.len() < self.shortest_match
+            || self
+                .starts
+                .as_ref()
+                .is_some_and(|starts| !starts.may_match(text))
+            || !self.regex.is_match(text)
+        {
             return Cow::Borrowed(text);
         }
         let mut out = String::new();
@@ -143,12 +154,15 @@ struct Beside {
     anchors: Regex,
     /// The fewest bytes an anchor takes.
     shortest_anchor: usize,
+    /// The bytes an anchor starts with.
+    anchor_starts: Option<Starts>,
     alternation: Alternation,
 }
 
 static BESIDE: LazyLock<Beside> = LazyLock::new(|| Beside {
     anchors: Regex::new(kinds::BESIDE_ANCHORS).expect("the anchors are literals"),
     shortest_anchor: shortest_match(kinds::BESIDE_ANCHORS),
+    anchor_starts: Starts::of(kinds::BESIDE_ANCHORS),
     alternation: Alternation::new(kinds::BESIDE.iter().map(|b| (b.kind, b.pattern, b.check)))
         .expect("the built-in patterns compile"),
 });
@@ -203,10 +217,17 @@ impl Engine {
     /// key beside it and a field's value is named by its field only when no other kind did.
     fn redact_once<'t>(&self, text: &'t str, tally: &mut Redactions) -> Cow<'t, str> {
         let first = self.main.replace(text, tally);
-        if first.len() < BESIDE.shortest_anchor || !BESIDE.anchors.is_match(&first) {
+        let beside = &*BESIDE;
+        if first.len() < beside.shortest_anchor
+            || beside
+                .anchor_starts
+                .as_ref()
+                .is_some_and(|starts| !starts.may_match(&first))
+            || !beside.anchors.is_match(&first)
+        {
             return first;
         }
-        let changed = match BESIDE.alternation.replace(&first, tally) {
+        let changed = match beside.alternation.replace(&first, tally) {
             Cow::Owned(changed) => Some(changed),
             Cow::Borrowed(_) => None,
         };
