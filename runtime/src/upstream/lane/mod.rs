@@ -12,10 +12,11 @@
 //!   the session and headers rmcp's client last sent, and the answer read from that POST's own
 //!   response.
 //!
-//! Lane ids start at [`call::FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so the two never
-//! meet; a lane call that wants progress or logs carries its id as its progress token. Only
-//! connections whose protocol has an `initialize` handshake (2025-11-25) use a lane: a later
-//! protocol puts the client's identity in every request's `_meta`, which rmcp keeps.
+//! Lane ids start at [`call::FIRST_ID`], far above rmcp's (a 32-bit counter from 0), so the
+//! two never meet; a lane call that wants progress or logs carries its id as its progress
+//! token. Only connections whose protocol has an `initialize` handshake (2025-11-25) use a
+//! lane: a later protocol puts the client's identity in every request's `_meta`, which rmcp
+//! keeps.
 
 mod call;
 mod events;

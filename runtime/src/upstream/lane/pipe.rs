@@ -45,8 +45,9 @@ impl PipeLane {
         }
     }
 
-    /// Writes `params` as `tools/call` number `id` (from [`Lane::next_id`](crate::upstream::lane::Lane::next_id)); the reply comes
-    /// to the returned [`Pending`].
+    /// Writes `params` as `tools/call` number `id` (from
+    /// [`Lane::next_id`](crate::upstream::lane::Lane::next_id)); the reply comes to the
+    /// returned [`Pending`].
     pub(crate) fn call(
         &self,
         id: i64,
@@ -75,8 +76,9 @@ impl PipeLane {
         Ok(pending)
     }
 
-    /// Hands `answer` to the call waiting for `id` (a lane id, [`is_lane_id`](crate::upstream::lane::is_lane_id)); the answer to
-    /// a call no longer waiting (abandoned) is dropped.
+    /// Hands `answer` to the call waiting for `id` (a lane id,
+    /// [`is_lane_id`](crate::upstream::lane::is_lane_id)); the answer to a call no longer
+    /// waiting (abandoned) is dropped.
     pub(crate) fn answer(&self, id: &RequestId, answer: Answer) {
         let RequestId::Number(id) = id else {
             return;

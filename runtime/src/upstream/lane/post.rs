@@ -148,8 +148,8 @@ impl PostLane {
         (lane, messages)
     }
 
-    /// Sends `params` as `tools/call` number `id` (from [`Lane::next_id`](crate::upstream::lane::Lane::next_id)) and waits
-    /// for its answer. `None` when the call must go through rmcp instead, unsent or unread:
+    /// Sends `params` as `tools/call` number `id` (from
+    /// [`Lane::next_id`](crate::upstream::lane::Lane::next_id)) and waits for its answer. `None` when the call must go through rmcp instead, unsent or unread:
     /// rmcp's client has sent nothing since `initialize` yet, or the upstream no longer knows
     /// the session (rmcp opens a new one).
     pub(crate) async fn call(&self, id: i64, params: &CallToolRequestParams) -> Option<Answer> {
@@ -246,7 +246,7 @@ impl PostLane {
                         return Err(ServiceError::UnexpectedResponse);
                     }
                     Err(error) => {
-                        tracing::warn!(%error, "dropped a message an upstream sent that cannot be read");
+                        tracing::warn!(%error, "dropped an upstream's message that cannot be read");
                         continue;
                     }
                 };

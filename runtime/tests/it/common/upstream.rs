@@ -40,6 +40,18 @@ pub(crate) fn spec_2026(
     forward: &'static [ForwardedRequest],
     pins: &'static [PinSpec],
 ) -> &'static UpstreamSpec {
+    spec(name, url, UpstreamProtocol::V2026_07_28, forward, pins)
+}
+
+/// An upstream named `name` at `url` speaking `protocol` (no headers, no restarts, 5 s per
+/// request, drift refused), which may send the client `forward`, with `pins`.
+pub(crate) fn spec(
+    name: &'static str,
+    url: &str,
+    protocol: UpstreamProtocol,
+    forward: &'static [ForwardedRequest],
+    pins: &'static [PinSpec],
+) -> &'static UpstreamSpec {
     Box::leak(Box::new(UpstreamSpec {
         name,
         endpoint: EndpointSpec::StreamableHttp {
@@ -51,7 +63,7 @@ pub(crate) fn spec_2026(
         max_restarts: 0,
         backoff_ms: 10,
         on_drift: OnDrift::Refuse,
-        protocol: UpstreamProtocol::V2026_07_28,
+        protocol,
         forward,
         pins,
     }))

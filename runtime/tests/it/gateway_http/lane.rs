@@ -11,9 +11,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use harness_contract::definition_sha256;
-use harness_runtime::spec::{
-    EndpointSpec, OnDrift, PinKind, PinSpec, ToolSpec, UpstreamProtocol, UpstreamSpec,
-};
+use harness_runtime::spec::{PinKind, PinSpec, ToolSpec, UpstreamProtocol, UpstreamSpec};
 use harness_runtime::upstream::{Reply, Upstreams, fetch_tools};
 use harness_runtime::validate::NoArguments;
 use harness_runtime::{Call, CallContext, LogLevel, Pipeline};
@@ -29,6 +27,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::common;
+use crate::common::upstream;
 
 /// The first id the gateway's lane gives a call.
 const FIRST_LANE_ID: i64 = 1 << 40;
@@ -51,24 +50,14 @@ fn spec(url: &str, tools: &[&'static str], digests: &[String]) -> &'static [Upst
             subscribe: false,
         })
         .collect();
-    leak(
-        vec![UpstreamSpec {
-            name: "remote",
-            endpoint: EndpointSpec::StreamableHttp {
-                url: leak(url.to_owned().into_boxed_str()),
-                headers: &[],
-                ca_pem: None,
-            },
-            timeout_ms: 5000,
-            max_restarts: 0,
-            backoff_ms: 10,
-            on_drift: OnDrift::Refuse,
-            protocol: UpstreamProtocol::V2025_11_25,
-            forward: &[],
-            pins: leak(pins.into_boxed_slice()),
-        }]
-        .into_boxed_slice(),
-    )
+    let pins = leak(pins.into_boxed_slice());
+    std::slice::from_ref(upstream::spec(
+        "remote",
+        url,
+        UpstreamProtocol::V2025_11_25,
+        &[],
+        pins,
+    ))
 }
 
 /// The gateway in front of `url`, its `tools` pinned as the upstream lists them, started.
