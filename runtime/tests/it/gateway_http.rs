@@ -27,7 +27,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, InitializeResult, ListPromptsResult,
     ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, Role,
-    ServerCapabilities, Tool,
+    ServerCapabilities,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::json;
@@ -52,13 +52,7 @@ impl ServerHandler for HeaderEcho {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = json!({"type": "object", "properties": {}});
-        let tool = Tool::new(
-            "headers",
-            "The request's headers.",
-            Arc::new(schema.as_object().unwrap().clone()),
-        );
-        Ok(ListToolsResult::with_all_items(vec![tool]))
+        Ok(upstream::one_tool("headers", "The request's headers."))
     }
 
     async fn call_tool(

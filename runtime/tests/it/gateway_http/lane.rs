@@ -18,11 +18,10 @@ use harness_runtime::{Call, CallContext, LogLevel, Pipeline};
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -111,13 +110,7 @@ impl ServerHandler for Counting {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let schema = json!({"type": "object", "properties": {}});
-        let tool = Tool::new(
-            "count",
-            "Counts to three.",
-            Arc::new(schema.as_object().unwrap().clone()),
-        );
-        Ok(ListToolsResult::with_all_items(vec![tool]))
+        Ok(upstream::one_tool("count", "Counts to three."))
     }
 
     async fn call_tool(
@@ -141,20 +134,6 @@ impl ServerHandler for Counting {
             .map(str::to_owned);
         Ok(CallToolResult::structured(json!({"id": context.id, "session": session})).into())
     }
-}
-
-/// Serves [`Counting`] with sessions kept by `sessions`; its URL.
-async fn serve_counting(sessions: Arc<LocalSessionManager>) -> String {
-    let service = StreamableHttpService::new(
-        || Ok(Counting),
-        sessions,
-        StreamableHttpServerConfig::default().disable_allowed_hosts(),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    format!("http://{address}/mcp")
 }
 
 /// The gateway's one tool, `count`, served to a client session in this process.
@@ -184,7 +163,7 @@ impl ServerHandler for Served {
 
 #[tokio::test]
 async fn progress_on_a_calls_event_stream_reaches_the_caller() {
-    let url = serve_counting(Arc::default()).await;
+    let url = upstream::serve(Counting).await;
     let upstreams = Arc::new(gateway(&url, &["count"]).await);
     let pipeline = Arc::new(Pipeline::new(&common::SERVER, &SERVED_TOOLS));
     let seen = common::clients::exchange(
@@ -217,7 +196,7 @@ async fn progress_on_a_calls_event_stream_reaches_the_caller() {
 #[tokio::test]
 async fn a_session_the_upstream_forgot_is_renewed_through_rmcp_and_the_lane_goes_on_in_it() {
     let sessions = Arc::new(LocalSessionManager::default());
-    let url = serve_counting(Arc::clone(&sessions)).await;
+    let url = upstream::serve_with(Counting, Arc::clone(&sessions)).await;
     let upstreams = gateway(&url, &["count"]).await;
     let first = call(&upstreams, 0).await;
     assert!(first["id"].as_i64().unwrap() >= FIRST_LANE_ID, "{first}");
