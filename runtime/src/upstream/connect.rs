@@ -18,13 +18,6 @@ use crate::upstream::lane::Lane;
 /// rmcp's client service over an upstream's transport.
 pub(crate) type Connection = RunningService<RoleClient, UpstreamHandler>;
 
-/// A live connection, and its direct lane where it has one: an upstream whose protocol has an
-/// `initialize` handshake (crate::upstream::lane).
-pub(crate) struct Connected {
-    pub(crate) service: Connection,
-    pub(crate) lane: Option<Lane>,
-}
-
 /// What a request to a connected upstream goes through: rmcp's peer, and the direct lane of a
 /// connection that has one (crate::upstream::lane).
 #[derive(Clone)]
@@ -71,11 +64,12 @@ pub(crate) enum ConnectError {
     Timeout(u64),
 }
 
-/// Opens a connection to `spec` and initializes it.
+/// Opens a connection to `spec` and initializes it: the live connection, and the handle its
+/// requests go through (with the direct lane when the protocol has an `initialize` handshake).
 pub(crate) async fn connect(
     spec: &'static UpstreamSpec,
     handler: UpstreamHandler,
-) -> Result<Connected, ConnectError> {
+) -> Result<(Connection, Handle), ConnectError> {
     let limit = Duration::from_millis(spec.timeout_ms);
     // A 2026-07-28 upstream that turns out to speak only 2025-11-25 is an error, not a
     // fallback: the manifest says which protocol the gateway relies on.
@@ -98,10 +92,7 @@ pub(crate) async fn connect(
                         .map_err(|source| ConnectError::Spawn { command, source })?;
                 let lane = transport.lane();
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
-                    Ok(service) => {
-                        let lane = has_handshake(&service).then_some(Lane::Pipe(lane));
-                        Ok(Connected { service, lane })
-                    }
+                    Ok(service) => Ok(with_handle(service, Lane::Pipe(lane))),
                     Err(error) => Err(ConnectError::Initialize(format!(
                         "{error}{}",
                         child.after_failure().await
@@ -121,10 +112,7 @@ pub(crate) async fn connect(
                     crate::upstream::remote::open(client.clone(), config(url, headers)?);
                 let lane = transport.lane();
                 match handler.serve_with_lifecycle(transport, lifecycle).await {
-                    Ok(service) => {
-                        let lane = has_handshake(&service).then_some(Lane::Post(lane));
-                        Ok(Connected { service, lane })
-                    }
+                    Ok(service) => Ok(with_handle(service, Lane::Post(lane))),
                     Err(error) => Err(ConnectError::Initialize(format!(
                         "{error}{}",
                         why_unreachable(&client, url).await
@@ -163,12 +151,19 @@ async fn why_unreachable(client: &reqwest::Client, url: &str) -> String {
     }
 }
 
-/// Whether the connection's protocol has an `initialize` handshake, which a lane needs.
-fn has_handshake(service: &Connection) -> bool {
-    service
-        .peer()
+/// `service` with its handle, which keeps `lane` only when the connection's protocol has an
+/// `initialize` handshake: a 2026-07-28 request carries the client's identity in its `_meta`,
+/// which rmcp writes.
+fn with_handle(service: Connection, lane: Lane) -> (Connection, Handle) {
+    let peer = service.peer().clone();
+    let has_handshake = peer
         .peer_info()
-        .is_some_and(|info| info.protocol_version.has_initialize())
+        .is_some_and(|info| info.protocol_version.has_initialize());
+    let handle = Handle {
+        peer,
+        lane: has_handshake.then_some(lane),
+    };
+    (service, handle)
 }
 
 /// The streamable HTTP client's settings, with each manifest header's value read from its

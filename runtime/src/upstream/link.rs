@@ -231,16 +231,12 @@ impl Link {
             .with_updates(self.spec.pins, self.updates.clone());
             let attempt = connect(self.spec, handler).await;
             match attempt {
-                Ok(connected) => {
-                    let connection = connected.service;
-                    let peer = connection.peer().clone();
+                Ok((connection, handle)) => {
+                    let peer = handle.peer.clone();
                     self.check_pins(&peer).await;
                     // Subscribed before it counts as up: an update after that is not missed.
                     let mut listening = self.listen(&peer).await;
-                    self.set_state(LinkState::Up(Handle {
-                        peer: peer.clone(),
-                        lane: connected.lane,
-                    }));
+                    self.set_state(LinkState::Up(handle));
                     tracing::info!(upstream = self.spec.name, "upstream connected");
                     self.attempts.send_modify(|count| *count += 1);
                     let up_since = Instant::now();

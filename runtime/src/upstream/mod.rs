@@ -108,7 +108,7 @@ pub async fn fetch_offered(spec: &'static UpstreamSpec) -> Result<Offered, Fetch
     let connection = connect::connect(spec, handler)
         .await
         .map_err(|error| failed(error.to_string()))?
-        .service;
+        .0;
     let peer = connection.peer().clone();
     let capabilities = peer
         .peer_info()
