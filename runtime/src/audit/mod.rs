@@ -8,16 +8,16 @@
 //! calls that finish with it (group commit, [`group`]) before its reply goes out.
 
 mod group;
+mod line;
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
 use self::group::GroupCommit;
-
-use serde::Serialize;
+use self::line::Line;
 
 /// Room for one record in one allocation: a line with every optional field is about 300
-/// bytes, and `serde_json::to_string` starts at 128 and grows twice to get there.
+/// bytes.
 const LINE_CAPACITY: usize = 512;
 
 pub use harness_contract::{FsyncPolicy, RECORD_FIELDS, args_sha256, canonical_json};
@@ -98,30 +98,6 @@ pub struct AuditLog {
     file: Box<GroupCommit>,
 }
 
-/// One record as written: fields in sorted key order, as Python's
-/// `json.dumps(record, sort_keys=True)` writes them (verifiers may be Python); optional fields only when configured.
-#[derive(Serialize)]
-struct AuditLine<'a> {
-    args_sha256: &'a str,
-    call_id: &'a str,
-    duration_ms: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error_code: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    method: Option<&'a str>,
-    outcome: &'a str,
-    schema_version: u32,
-    /// Written only where the manifest opts in (`Some(None)` is a null subject).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    subject: Option<Option<&'a str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    task_id: Option<&'a str>,
-    timestamp: &'a str,
-    tool: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trace_id: Option<&'a str>,
-}
-
 impl AuditLog {
     /// Creates (or opens for appending) the log at `path`, with its directory.
     pub fn open(path: &Path, spec: AuditSpec) -> Result<Self, AuditError> {
@@ -159,13 +135,13 @@ impl AuditLog {
     pub fn line(&self, record: &AuditRecord<'_>) -> String {
         let mut line = Vec::with_capacity(LINE_CAPACITY);
         self.write_line(record, &mut line);
-        String::from_utf8(line).expect("serde_json writes UTF-8")
+        String::from_utf8(line).expect("a line is written from UTF-8 text")
     }
 
     /// Writes the JSON line for `record` (without the newline) at the end of `out`.
     fn write_line(&self, record: &AuditRecord<'_>, out: &mut Vec<u8>) {
         let mut call_id = uuid::Uuid::encode_buffer();
-        let fields = AuditLine {
+        Line {
             args_sha256: &record.args_sha256,
             call_id: uuid::Uuid::new_v4().hyphenated().encode_lower(&mut call_id),
             duration_ms: record.duration_ms,
@@ -178,8 +154,8 @@ impl AuditLog {
             timestamp: &rfc3339_now(),
             tool: record.tool,
             trace_id: Some(record.trace_id).filter(|_| self.spec.trace_id),
-        };
-        serde_json::to_writer(out, &fields).expect("audit fields are plain JSON");
+        }
+        .write(out);
     }
 
     /// Appends one record as one write.

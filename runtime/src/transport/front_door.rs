@@ -16,13 +16,16 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, Response, StatusCode};
-use futures::future::BoxFuture;
 use hyper::body::Incoming;
+use tokio_util::sync::ReusableBoxFuture;
 use tower_service::Service;
 
 use crate::transport::in_flight;
 use crate::transport::ingress::{Ingress, PlainCallRefused, Read};
 use crate::transport::security::HttpSecurity;
+
+/// The front door's answer to one request, in a box its connection can use again.
+pub(crate) type AnswerBox = ReusableBoxFuture<'static, Response<Body>>;
 
 /// What the front door of one server answers, and the router it hands the rest to.
 pub(crate) struct FrontDoor {
@@ -45,13 +48,16 @@ impl FrontDoor {
             && self.security.refusal(request.headers()).is_none()
     }
 
-    /// The answer to a request the front door [takes](Self::takes).
+    /// The answer to a request the front door [takes](Self::takes), in `spare` when the
+    /// connection has a box left by its last answer (one allocation per connection, not per
+    /// call: an answer's state is a few kilobytes, past what the allocator keeps at hand).
     pub(crate) fn answer(
         self: &Arc<Self>,
         request: Request<Incoming>,
-    ) -> BoxFuture<'static, Response<Body>> {
+        spare: Option<AnswerBox>,
+    ) -> AnswerBox {
         let door = Arc::clone(self);
-        Box::pin(async move {
+        let answer = async move {
             match tokio::time::timeout(door.request_timeout, door.answer_in_time(request)).await {
                 Ok(response) => response,
                 // As the router's timeout layer answers.
@@ -61,7 +67,14 @@ impl FrontDoor {
                     response
                 }
             }
-        })
+        };
+        match spare {
+            Some(mut boxed) => {
+                boxed.set(answer);
+                boxed
+            }
+            None => AnswerBox::new(answer),
+        }
     }
 
     async fn answer_in_time(&self, request: Request<Incoming>) -> Response<Body> {

@@ -7,20 +7,20 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode, header};
-use futures::FutureExt;
-use futures::future::{BoxFuture, Either, Ready, ready};
+use futures::future::{Either, Ready, ready};
 use hyper::body::{Bytes, Frame, Incoming, SizeHint};
 use hyper_util::service::{TowerToHyperService, TowerToHyperServiceFuture};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::sync::lock;
 use crate::transport::edge::admission::{InRequest, Requests};
-use crate::transport::front_door::FrontDoor;
+use crate::transport::front_door::{AnswerBox, FrontDoor};
 
 /// The router (and the fast path's front door, when the server has one) as one
 /// connection's hyper service.
@@ -29,6 +29,9 @@ pub(crate) struct ConnectionService {
     front_door: Option<Arc<FrontDoor>>,
     requests: Requests,
     streams: Arc<Semaphore>,
+    /// The box of the front door's last answer, handed back when it answered: an HTTP/1
+    /// connection answers one request at a time, so one box serves all of them.
+    spare: Arc<Mutex<Option<AnswerBox>>>,
 }
 
 impl ConnectionService {
@@ -45,6 +48,7 @@ impl ConnectionService {
             front_door,
             requests,
             streams,
+            spare: Arc::default(),
         }
     }
 }
@@ -55,10 +59,23 @@ type RouterFuture = TowerToHyperServiceFuture<Router, Request<Incoming>>;
 type AnswerFuture =
     Either<Either<Ready<Result<Response<Body>, Infallible>>, FrontDoorFuture>, RouterFuture>;
 
-type FrontDoorFuture = futures::future::Map<
-    BoxFuture<'static, Response<Body>>,
-    fn(Response<Body>) -> Result<Response<Body>, Infallible>,
->;
+/// The front door's answer, whose box goes back to its connection once it has answered.
+pub(crate) struct FrontDoorFuture {
+    answer: Option<AnswerBox>,
+    spare: Arc<Mutex<Option<AnswerBox>>>,
+}
+
+impl Future for FrontDoorFuture {
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let answer = self.answer.as_mut().expect("polled after it answered");
+        let response = ready!(answer.poll(cx));
+        let answer = self.answer.take();
+        *lock(&self.spare) = answer;
+        Poll::Ready(Ok(response))
+    }
+}
 
 impl hyper::service::Service<Request<Incoming>> for ConnectionService {
     type Response = Response<EdgeBody>;
@@ -82,7 +99,11 @@ impl hyper::service::Service<Request<Incoming>> for ConnectionService {
         };
         let call = match &self.front_door {
             Some(door) if door.takes(&request) => {
-                Either::Left(Either::Right(door.answer(request).map(Ok as fn(_) -> _)))
+                let spare = lock(&self.spare).take();
+                Either::Left(Either::Right(FrontDoorFuture {
+                    answer: Some(door.answer(request, spare)),
+                    spare: Arc::clone(&self.spare),
+                }))
             }
             _ => Either::Right(self.router.call(request)),
         };
