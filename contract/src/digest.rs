@@ -52,11 +52,19 @@ impl Serialize for SortedKeys<'_> {
         use serde::ser::{SerializeMap, SerializeSeq};
         match self.0 {
             Value::Object(object) => {
-                let mut entries: Vec<(&String, &Value)> = object.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (key, value) in entries {
-                    map.serialize_entry(key, &SortedKeys(value))?;
+                let mut map = serializer.serialize_map(Some(object.len()))?;
+                // Objects keep their keys' order, and most arguments come in sorted already
+                // (one key, or a validated struct's fields): those need no sorted copy.
+                if object.keys().is_sorted() {
+                    for (key, value) in object {
+                        map.serialize_entry(key, &SortedKeys(value))?;
+                    }
+                } else {
+                    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                    for (key, value) in entries {
+                        map.serialize_entry(key, &SortedKeys(value))?;
+                    }
                 }
                 map.end()
             }
@@ -84,6 +92,15 @@ mod tests {
         assert_eq!(
             canonical_json(&value),
             r#"{"a":"x y","b":[3,{"a":2,"z":1}],"c":{"x":1.5,"y":null}}"#
+        );
+    }
+
+    #[test]
+    fn an_object_already_in_order_keeps_sorting_what_it_holds() {
+        let value = json!({"a": {"y": 1, "x": [{"d": 0, "c": 1}]}, "b": {"e": true, "f": null}});
+        assert_eq!(
+            canonical_json(&value),
+            r#"{"a":{"x":[{"c":1,"d":0}],"y":1},"b":{"e":true,"f":null}}"#
         );
     }
 

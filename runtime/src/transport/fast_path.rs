@@ -28,8 +28,8 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetMeta, JsonObject,
-    JsonRpcVersion2_0, MetaObject, ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetMeta, JsonObject, MetaObject,
+    ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -132,11 +132,19 @@ impl<S: GeneratedServer + Send + Sync + 'static> StatelessAnswer for S {
 #[serde(deny_unknown_fields)]
 struct PlainCall {
     #[serde(rename = "jsonrpc")]
-    _version: JsonRpcVersion2_0,
+    _version: Version,
     id: RequestId,
     #[serde(rename = "method")]
     _method: ToolsCall,
     params: PlainCallParams,
+}
+
+/// The only version [`PlainCall`] reads (rmcp's own type reads the text into a `String`
+/// first: an allocation a call).
+#[derive(Deserialize)]
+enum Version {
+    #[serde(rename = "2.0")]
+    V2,
 }
 
 /// The only method [`PlainCall`] reads.
