@@ -29,7 +29,8 @@
 #
 # Installs what it needs: wrk (apt-get, as root or with sudo) and a Python >= 3.10 venv with
 # FastMCP (target/bench-venv; `--venv` makes only that). Results: target/bench-e2e/results.jsonl
-# and report.md.
+# (per run, the server's CPU per call and the part of it spent in the kernel, from /proc) and
+# report.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -243,6 +244,8 @@ open_session() {
 # from /proc.
 memory_kib() { awk -v field="$1:" '$1 == field {print $2}' "/proc/$server_pid/status"; }
 cpu_ticks() { sed 's/.*) //' "/proc/${1:-$server_pid}/stat" | awk '{print $12 + $13}'; }
+# The server's CPU time in the kernel alone (the rest of cpu_ticks is its own code).
+sys_ticks() { sed 's/.*) //' "/proc/$server_pid/stat" | awk '{print $13}'; }
 
 run_http() {
     local name=$1 mode=$2 round=$3 stateful=0 connections
@@ -254,7 +257,8 @@ run_http() {
     export MCP_TOOL=echo
     [ "$name" != harness-redis ] || MCP_TOOL=echo_shared
     start_server "$name" "$stateful"
-    local session rss_idle ticks_before ticks_after rss_peak report redis_before=0 redis_after=0
+    local session rss_idle ticks_before ticks_after sys_before sys_after rss_peak report
+    local redis_before=0 redis_after=0
     session=$(open_session "$stateful")
     rss_idle=$(memory_kib VmRSS)
     if [ "$warmup" != 0 ]; then
@@ -262,25 +266,29 @@ run_http() {
             -s bench/load/tools_call.lua "$url" >/dev/null
     fi
     ticks_before=$(cpu_ticks)
+    sys_before=$(sys_ticks)
     [ -z "$redis_pid" ] || redis_before=$(cpu_ticks "$redis_pid")
     report=$(MCP_SESSION_ID=$session taskset -c "$load_cpu" wrk -t1 -c"$connections" \
         -d"${seconds}s" --latency -s bench/load/tools_call.lua "$url" | sed -n 's/^WRK_JSON //p')
     ticks_after=$(cpu_ticks)
+    sys_after=$(sys_ticks)
     [ -z "$redis_pid" ] || redis_after=$(cpu_ticks "$redis_pid")
     rss_peak=$(memory_kib VmHWM)
     stop_server
     [ -n "$report" ] || die "wrk printed no result for $name $mode"
     python3 - "$report" "$name" "$mode" "$round" "$rss_idle" "$rss_peak" \
         "$((ticks_after - ticks_before))" "$(getconf CLK_TCK)" "$((redis_after - redis_before))" \
+        "$((sys_after - sys_before))" \
         >>"$results" <<'EOF'
 import json, sys
 report = json.loads(sys.argv[1])
-name, mode, round_, rss_idle, rss_peak, ticks, hz, redis_ticks = sys.argv[2:]
+name, mode, round_, rss_idle, rss_peak, ticks, hz, redis_ticks, sys_ticks = sys.argv[2:]
 if report["errors"]:
     sys.exit(f"bench-e2e: {report['errors']} failed requests for {name} {mode}")
 per_call = lambda ticks: round(int(ticks) / int(hz) * 1e6 / max(report["requests"], 1), 1)
 report.update(server=name, mode=mode, round=int(round_), rss_idle_kib=int(rss_idle),
-              rss_peak_kib=int(rss_peak), cpu_us_per_call=per_call(ticks))
+              rss_peak_kib=int(rss_peak), cpu_us_per_call=per_call(ticks),
+              sys_us_per_call=per_call(sys_ticks))
 if name == "harness-redis":
     report.update(redis_cpu_us_per_call=per_call(redis_ticks))
 print(json.dumps(report))
