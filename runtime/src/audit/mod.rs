@@ -5,7 +5,7 @@
 //! The file is created before the server accepts a request, so "never called" leaves an
 //! empty file rather than none. Records are written as whole lines under a lock, so
 //! concurrent calls never interleave; a `tools/call`'s record is written with those of the
-//! calls that finish with it (group commit, [`group`]) before its reply goes out.
+//! calls that finish with it (group commit, `audit/group.rs`) before its reply goes out.
 
 mod group;
 mod line;

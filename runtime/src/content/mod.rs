@@ -1,5 +1,5 @@
 //! Tool results beyond JSON: the content blocks a body returns, in order, and the guards every
-//! block passes on its way to the model ([`guard`]).
+//! block passes on its way to the model (`content/guard.rs`).
 //!
 //! A body whose `Output` is [`Content`] answers with its blocks; any other `Serialize` output
 //! is JSON, as before (an object becomes structuredContent plus its text).

@@ -4,10 +4,10 @@
 //! On 2025-11-25 sessions the server asks in the session and waits. On 2026-07-28 requests,
 //! which are stateless, the call ends with an input-required result naming what it needs,
 //! with the answers gathered so far sealed in `requestState` (HMAC, bound to the tool, the
-//! arguments' digest and an expiry; see [`state`]); the client calls again with the answers
+//! arguments' digest and an expiry; see `input/state.rs`); the client calls again with the answers
 //! and the body runs again from the start, now finding them. Either way every answer is
 //! client input: validated strictly against what the body asked before the body sees it
-//! ([`answers`]), and a capability the client did not declare is refused as the
+//! (`input/answers.rs`), and a capability the client did not declare is refused as the
 //! specification says.
 
 pub(crate) mod answers;

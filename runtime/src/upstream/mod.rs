@@ -231,7 +231,7 @@ impl Upstreams {
         })
     }
 
-    /// `info` with `listChanged` set on each list that [`Upstreams::list_may_change`], and
+    /// `info` with `listChanged` set on each list that may change (`Upstreams::list_may_change`), and
     /// the skills extension where an upstream's skills are served.
     pub fn advertise(&self, info: InitializeResult) -> InitializeResult {
         let mut info = self.advertise_skills(info);

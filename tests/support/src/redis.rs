@@ -44,7 +44,7 @@ impl RedisServer {
 
     /// Starts (again) with an empty dataset, on a fresh port: the old one may have been
     /// taken by a parallel test while this one was down. Clients that must keep one address
-    /// across a restart connect through a [`Relay`].
+    /// across a restart connect through a [`Relay`](crate::Relay).
     pub fn start(&mut self) {
         assert!(self.child.is_none(), "Redis is already running");
         for _ in 0..10 {

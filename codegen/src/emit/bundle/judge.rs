@@ -1,4 +1,4 @@
-//! tests/<judge file>: a Reward Kit judge TOML (`[judge]`, `[[judge.mcp_servers]]`,
+//! `tests/<judge file>`: a Reward Kit judge TOML (`[judge]`, `[[judge.mcp_servers]]`,
 //! `[[criterion]]`), serialized by the `toml` crate. The MCP server is the judge-side copy of
 //! this server (the verifier image's binary over stdio, its own audit file), and its
 //! `allowed_tools` are exactly the tools the server publishes.

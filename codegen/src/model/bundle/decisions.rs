@@ -33,7 +33,7 @@ pub struct BundleModel {
     /// The URL of the agent's first MCP server when it speaks streamable HTTP, which the oracle
     /// solution (solution/solve.sh) calls.
     pub oracle_url: Option<String>,
-    /// A Reward Kit agent judge (tests/<file>).
+    /// A Reward Kit agent judge (`tests/<file>`).
     pub judge: Option<JudgeModel>,
 }
 

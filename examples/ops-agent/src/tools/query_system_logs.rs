@@ -1,4 +1,4 @@
-//! Body of tool `query_system_logs`: a long, hostile log (ANSI colours, an injected <DATA>
+//! Body of tool `query_system_logs`: a long, hostile log (ANSI colours, an injected `<DATA>`
 //! block, an unclosed tag, a bidi override, a leaked token), for the line cap, tag strip,
 //! redaction and char cap.
 
