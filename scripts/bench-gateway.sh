@@ -81,6 +81,8 @@ start_server() {
     case $name in
     direct-bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
     gateway-bare | gateway-everything | gateway-bare-http)
+        # One run's records: the log is appended to, and every run adds about 100 MB.
+        rm -f "$out/audit.jsonl"
         command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --stateless
             --audit-path "$out/audit.jsonl")
         if [ "$name" = gateway-bare-http ]; then
