@@ -3,7 +3,8 @@
 //! skills extension's lists, gets and directory reads.
 //! Reads pass the same output guards as tool results, every argument is validated strictly,
 //! and every request is audited (see [`crate::audit`]: these records carry a `method`).
-//! [`Catalog`] is this part of a server, borrowed from [`Pipeline::catalog`](crate::Pipeline::catalog).
+//! [`Catalog`] is this part of a server, borrowed from
+//! [`Pipeline::catalog`](crate::Pipeline::catalog).
 
 pub(crate) mod completion;
 mod limits;

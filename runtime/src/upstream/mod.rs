@@ -231,8 +231,9 @@ impl Upstreams {
         })
     }
 
-    /// `info` with `listChanged` set on each list that may change (`Upstreams::list_may_change`), and
-    /// the skills extension where an upstream's skills are served.
+    /// `info` with `listChanged` set on each list that may change
+    /// (`Upstreams::list_may_change`), and the skills extension where an upstream's skills are
+    /// served.
     pub fn advertise(&self, info: InitializeResult) -> InitializeResult {
         let mut info = self.advertise_skills(info);
         let capabilities = &mut info.capabilities;

@@ -141,7 +141,8 @@ pub(super) const BESIDE_ANCHORS: &str =
     r"\[REDACTED:aws_access_key\]|ecret|ECRET|assw|ASSW|ccount|CCOUNT|hared|HARED";
 
 /// The kinds the built-in patterns redact, each replaced by `[REDACTED:<kind>]`, in the
-/// order their first pattern is tried (the built-in patterns, then those beside their anchors).
+/// order their first pattern is tried (the built-in patterns, then those beside their
+/// anchors).
 pub const KINDS: &[&str] = &[
     "private_key",
     "aws_access_key",
