@@ -60,7 +60,7 @@ type AnswerFuture =
     Either<Either<Ready<Result<Response<Body>, Infallible>>, FrontDoorFuture>, RouterFuture>;
 
 /// The front door's answer, whose box goes back to its connection once it has answered.
-pub(crate) struct FrontDoorFuture {
+struct FrontDoorFuture {
     answer: Option<AnswerBox>,
     spare: Arc<Mutex<Option<AnswerBox>>>,
 }
