@@ -64,7 +64,8 @@ pub fn array<T>(
 /// The fields of one object being validated: each field is bound by its presence
 /// ([`required`](Fields::required), [`optional`](Fields::optional),
 /// [`or_default`](Fields::or_default)) with a `parse` that checks a present value (a validator
-/// such as [`boolean`](crate::validate::boolean), or a closure holding its rules). Every error is kept in `errors`.
+/// such as [`boolean`](crate::validate::boolean), or a closure holding its rules). Every
+/// error is kept in `errors`.
 pub struct Fields<'a> {
     object: &'a JsonObject,
     path: ArgPath<'a>,

@@ -172,7 +172,8 @@ impl HttpServer {
     }
 
     /// [`HttpServer::start_with`] with more environment variables (`RUST_LOG` among them
-    /// overrides the filter the server logs with by default; the server must still log where it listens).
+    /// overrides the filter the server logs with by default; the server must still log where
+    /// it listens).
     ///
     /// The server binds port 0, so the kernel picks a port nobody holds, and logs the
     /// address it got; that is the port used. No port is picked here and released for a

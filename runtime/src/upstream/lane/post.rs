@@ -149,9 +149,10 @@ impl PostLane {
     }
 
     /// Sends `params` as `tools/call` number `id` (from
-    /// [`Lane::next_id`](crate::upstream::lane::Lane::next_id)) and waits for its answer. `None` when the call must go through rmcp instead, unsent or unread:
-    /// rmcp's client has sent nothing since `initialize` yet, or the upstream no longer knows
-    /// the session (rmcp opens a new one).
+    /// [`Lane::next_id`](crate::upstream::lane::Lane::next_id)) and waits for its answer.
+    /// `None` when the call must go through rmcp instead, unsent or unread: rmcp's client has
+    /// sent nothing since `initialize` yet, or the upstream no longer knows the session (rmcp
+    /// opens a new one).
     pub(crate) async fn call(&self, id: i64, params: &CallToolRequestParams) -> Option<Answer> {
         let posting = self.last_sent.get()?;
         tokio::select! {
