@@ -38,4 +38,5 @@ pages! {
     first_server => "src/getting-started/first-server.md",
     adding_a_tool => "src/guides/adding-a-tool.md",
     embedding => "src/guides/embedding.md",
+    features => "src/guides/features.md",
 }

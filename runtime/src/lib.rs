@@ -50,10 +50,14 @@
 //! - `oauth`: `[auth]` (JWTs, key sets, introspection).
 //! - `redis`: rate limits and idempotency keys shared by replicas in Redis.
 //! - `otel`: spans and metrics over OTLP/HTTP.
+//! - `mimalloc` (on by default): [`Allocator`], the global allocator a server's `main.rs`
+//!   declares; not a capability but the speed of every call.
 //!
 //! Everything else is internal. Generated code reaches the runtime through one hidden facade
 //! with absolute paths, as tonic's `codegen` module does.
 
+#[cfg(feature = "mimalloc")]
+mod allocator;
 pub mod audit;
 pub mod auth;
 mod builtins;
@@ -84,6 +88,8 @@ pub mod upstream;
 pub mod validate;
 pub mod verify;
 
+#[cfg(feature = "mimalloc")]
+pub use allocator::Allocator;
 pub use audit::AuditLog;
 pub use context::CallContext;
 pub use error::ToolError;

@@ -4,6 +4,11 @@
 use harness_bench::generated::Harness;
 use harness_bench::tools::Toolbox;
 
+/// The allocator: mimalloc, committing memory as it is used (harness-runtime's default
+/// `mimalloc` feature).
+#[global_allocator]
+static ALLOCATOR: harness_runtime::Allocator = harness_runtime::Allocator;
+
 fn main() -> std::process::ExitCode {
     harness_runtime::cli::main(Harness::new(Toolbox))
 }

@@ -10,6 +10,11 @@ mod generated {
 }
 mod tools;
 
+/// The allocator: mimalloc, committing memory as it is used (harness-runtime's default
+/// `mimalloc` feature).
+#[global_allocator]
+static ALLOCATOR: harness_runtime::Allocator = harness_runtime::Allocator;
+
 fn main() -> std::process::ExitCode {
     harness_runtime::cli::main(generated::Harness::new(tools::Toolbox::default()))
 }
