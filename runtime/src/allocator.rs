@@ -27,8 +27,13 @@ const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 /// the first allocation of the process, whichever thread makes it, finds it unset).
 static CONFIGURED: AtomicBool = AtomicBool::new(false);
 
-/// mimalloc, committing memory as it is used: declare it in a server's `main.rs` with
-/// `#[global_allocator] static ALLOCATOR: harness_runtime::Allocator = harness_runtime::Allocator;`.
+/// mimalloc, committing memory as it is used. A server's `main.rs` declares it:
+///
+/// ```
+/// #[global_allocator]
+/// static ALLOCATOR: harness_runtime::Allocator = harness_runtime::Allocator;
+/// # fn main() {}
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Allocator;
 
