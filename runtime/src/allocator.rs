@@ -3,8 +3,8 @@
 //!
 //! A guarded call makes a few dozen short-lived allocations (the parsed arguments, the result's
 //! JSON, the reply, the audit line). glibc's allocator spends about a tenth of the call's
-//! instructions on them and, at sixteen connections, keeps threads contending for its arenas;
-//! mimalloc's per-thread free lists take a fraction of that (BENCHMARKS.md, section 2b).
+//! instructions on them; mimalloc's per-thread free lists take a fraction of that, and a server
+//! at sixteen connections serves about a tenth more calls a second (BENCHMARKS.md, 2b).
 //!
 //! On Linux mimalloc commits the whole first arena it reserves at once, since the kernel
 //! overcommits anyway: about 10 MiB more resident memory for an idle server. [`Allocator`] turns
