@@ -5,6 +5,9 @@
 # upstream:
 #   direct-bare        bench-bare's echo over streamable HTTP (stateless JSON): no gateway;
 #   gateway-bare       the gateway (stateless JSON) -> bench-bare over stdio;
+#   gateway-bare-normal
+#                      gateway-bare with its child put back under the normal scheduling
+#                      policy (the gateway starts it under SCHED_BATCH): what the policy is worth;
 #   gateway-bare-http  the gateway (stateless JSON) -> bench-bare over streamable HTTP
 #                      (stateless JSON, port 8796, on the gateway's core; one kept-alive
 #                      connection pool, no handshake per call);
@@ -45,7 +48,7 @@ die() {
     exit 1
 }
 
-for tool in wrk taskset curl npx; do
+for tool in wrk taskset chrt curl npx; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"
 done
 ./scripts/bench-e2e.sh --venv
@@ -80,7 +83,7 @@ start_server() {
     local name=$1
     case $name in
     direct-bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
-    gateway-bare | gateway-everything | gateway-bare-http)
+    gateway-bare | gateway-bare-normal | gateway-everything | gateway-bare-http)
         # One run's records: the log is appended to, and every run adds about 100 MB.
         rm -f "$out/audit.jsonl"
         command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --stateless
@@ -197,6 +200,14 @@ for round in $(seq 1 "$rounds"); do
         esac
         start_server "$name"
         session=$(open_session "$name")
+        if [ "$name" = gateway-bare-normal ]; then
+            for pid in $(tree "$server_pid"); do
+                [ "$pid" = "$server_pid" ] && continue
+                for task in /proc/"$pid"/task/*; do
+                    chrt --other --pid 0 "${task##*/}" >/dev/null
+                done
+            done
+        fi
         for connections in $connections_list; do
             export MCP_TOOL MCP_SESSION_ID=$session
             MCP_TOOL=$(tool_of "$name")

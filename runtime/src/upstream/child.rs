@@ -1,5 +1,6 @@
 //! An upstream's child process: started with only the environment the manifest allows, in a
-//! process group of its own, its stderr logged (and its last lines kept), its exit status
+//! process group of its own (on Linux under `SCHED_BATCH`, so that it does not preempt the
+//! gateway that feeds it), its stderr logged (and its last lines kept), its exit status
 //! watched; killed with its whole group when its connection drops, so what a launcher such
 //! as `npx` or `uvx` started goes with it.
 //!
@@ -87,6 +88,12 @@ pub(crate) fn spawn(
         .kill_on_drop(true);
     #[cfg(unix)]
     process.process_group(0);
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs in the forked child before exec and makes one syscall, which
+    // is async-signal-safe; it touches no memory the parent's other threads may hold.
+    unsafe {
+        process.pre_exec(run_as_batch);
+    }
     for name in std::iter::once(&"PATH").chain(env) {
         if let Some(value) = std::env::var_os(name) {
             process.env(name, value);
@@ -124,6 +131,22 @@ pub(crate) fn spawn(
         _kill_on_drop: dropped.drop_guard(),
     };
     Ok((transport, report))
+}
+
+/// Puts the calling process (the child, between fork and exec) under Linux's `SCHED_BATCH`
+/// policy, which its threads and its own children inherit, so that its wakeups do not preempt
+/// the gateway. Each request the gateway writes to a child's stdin wakes the child; under the
+/// normal policy that wakeup preempted the gateway mid-batch, and the two took turns a
+/// request at a time. The child's share of the CPU (its nice value) is unchanged: it runs as
+/// soon as the gateway waits, with every request the gateway had in hand (BENCHMARKS.md,
+/// section 2d). A kernel that refuses the policy leaves the child under the normal one, which
+/// costs speed and nothing else.
+#[cfg(target_os = "linux")]
+fn run_as_batch() -> std::io::Result<()> {
+    let normal = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `normal` is a valid sched_param; pid 0 is the calling process.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &normal) };
+    Ok(())
 }
 
 /// Waits for `child` to exit and publishes how (killing it first if its connection drops),

@@ -502,6 +502,25 @@ async fn an_upstream_that_exits_at_start_is_reported_with_its_stderr() {
     );
 }
 
+/// A stdio upstream runs under `SCHED_BATCH`, and so does what it starts, so that its wakeups
+/// do not preempt the gateway: the child reports the policy the kernel gives it, and a process
+/// it starts, on its stderr, which the failure quotes.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn an_upstream_and_what_it_starts_run_under_the_batch_policy() {
+    let report = "import os, subprocess, sys; \
+        child = subprocess.run([sys.executable, '-c', 'import os; print(os.sched_getscheduler(0))'], \
+        capture_output=True, text=True).stdout.strip(); \
+        sys.stderr.write(f'policy {os.sched_getscheduler(0)}, its child {child}\\n'); sys.exit(4)";
+    let spec = stdio_upstream("batch", python(), leak(vec!["-c", report].into()));
+    let reason = fetch_tools(spec).await.expect_err("it exits").to_string();
+    let batch = libc::SCHED_BATCH;
+    assert!(
+        reason.contains(&format!("policy {batch}, its child {batch}")),
+        "{reason}"
+    );
+}
+
 /// What an upstream's launcher starts goes with it: when the connection drops (here, because
 /// the launcher exited at start), the launcher's whole process group is killed, not only the
 /// process the manifest names.
