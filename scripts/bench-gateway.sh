@@ -11,6 +11,10 @@
 #   gateway-bare-http  the gateway (stateless JSON) -> bench-bare over streamable HTTP
 #                      (stateless JSON, port 8796, on the gateway's core; one kept-alive
 #                      connection pool, no handshake per call);
+#   gateway-bare-http-batch
+#                      gateway-bare-http with the upstream started under SCHED_BATCH
+#                      (`chrt --batch`), as the gateway guide advises for an HTTP upstream
+#                      that shares the gateway's cores;
 #   fastmcp-proxy      FastMCP 4.2.3's proxy (create_proxy, under uvicorn) -> bench-bare over stdio;
 #   direct-everything  @modelcontextprotocol/server-everything's echo over streamable HTTP
 #                      (its own sessions);
@@ -65,7 +69,7 @@ results="$out/results.jsonl"
 : >"$results"
 
 server_pid=""
-# An upstream the gateway reaches over HTTP, started beside it (gateway-bare-http).
+# An upstream the gateway reaches over HTTP, started beside it (gateway-bare-http[-batch]).
 upstream_pid=""
 stop_server() {
     local pid
@@ -83,14 +87,16 @@ start_server() {
     local name=$1
     case $name in
     direct-bare) command=("$bin/bench-bare" http --bind "127.0.0.1:$port" --stateless) ;;
-    gateway-bare | gateway-bare-normal | gateway-everything | gateway-bare-http)
+    gateway-bare | gateway-bare-normal | gateway-everything | gateway-bare-http | gateway-bare-http-batch)
         # One run's records: the log is appended to, and every run adds about 100 MB.
         rm -f "$out/audit.jsonl"
         command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --stateless
             --audit-path "$out/audit.jsonl")
-        if [ "$name" = gateway-bare-http ]; then
-            setsid taskset -c "$server_cpu" "$bin/bench-bare" http --bind 127.0.0.1:8796 \
-                --stateless >"$out/upstream.log" 2>&1 &
+        if [ "${name#gateway-bare-http}" != "$name" ]; then
+            local policy=()
+            [ "$name" = gateway-bare-http ] || policy=(chrt --batch 0)
+            setsid taskset -c "$server_cpu" "${policy[@]}" "$bin/bench-bare" http \
+                --bind 127.0.0.1:8796 --stateless >"$out/upstream.log" 2>&1 &
             upstream_pid=$!
         fi
         ;;
@@ -108,7 +114,7 @@ start_server() {
 tool_of() {
     case $1 in
     gateway-everything) echo everything_echo ;;
-    gateway-bare-http) echo echo_http ;;
+    gateway-bare-http | gateway-bare-http-batch) echo echo_http ;;
     *) echo echo ;;
     esac
 }
