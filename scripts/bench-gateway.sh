@@ -159,6 +159,18 @@ tree() {
     done
 }
 
+# Every thread of every process under $1 back under the normal scheduling policy (the
+# gateway starts its upstreams under SCHED_BATCH; gateway-bare-normal measures without it).
+normal_policy_below() {
+    local pid task
+    for pid in $(tree "$1"); do
+        [ "$pid" != "$1" ] || continue
+        for task in /proc/"$pid"/task/*; do
+            chrt --other --pid 0 "${task##*/}" >/dev/null
+        done
+    done
+}
+
 # CPU ticks of the server and everything under it (and of an upstream started beside it).
 group_ticks() {
     local total=0 pid
@@ -206,14 +218,7 @@ for round in $(seq 1 "$rounds"); do
         esac
         start_server "$name"
         session=$(open_session "$name")
-        if [ "$name" = gateway-bare-normal ]; then
-            for pid in $(tree "$server_pid"); do
-                [ "$pid" = "$server_pid" ] && continue
-                for task in /proc/"$pid"/task/*; do
-                    chrt --other --pid 0 "${task##*/}" >/dev/null
-                done
-            done
-        fi
+        [ "$name" != gateway-bare-normal ] || normal_policy_below "$server_pid"
         for connections in $connections_list; do
             export MCP_TOOL MCP_SESSION_ID=$session
             MCP_TOOL=$(tool_of "$name")
