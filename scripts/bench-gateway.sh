@@ -92,7 +92,7 @@ start_server() {
         rm -f "$out/audit.jsonl"
         command=("$bin/bench-gateway" serve --bind "127.0.0.1:$port" --stateless
             --audit-path "$out/audit.jsonl")
-        if [ "${name#gateway-bare-http}" != "$name" ]; then
+        if [[ $name == gateway-bare-http* ]]; then
             local policy=()
             [ "$name" = gateway-bare-http ] || policy=(chrt --batch 0)
             setsid taskset -c "$server_cpu" "${policy[@]}" "$bin/bench-bare" http \
